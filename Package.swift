@@ -1,0 +1,32 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "Cardfile",
+    products: [
+        .library(name: "CardfileStore", targets: ["CardfileStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        .target(
+            name: "CardfileStore",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "cardfile-bench",
+            dependencies: ["CardfileStore"]
+        ),
+        .testTarget(
+            name: "CardfileStoreTests",
+            dependencies: ["CardfileStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,97 @@
+import GRDB
+
+/// What the code running a write transaction knows about it, handed to the
+/// ``CommitObserver`` so the commit's event is complete.
+struct WriteAnnotation {
+    var origin: SaveOrigin
+    var inserted: Set<ObjectID> = []
+    var updated: Set<ObjectID> = []
+    var deleted: Set<ObjectID> = []
+    var permanentIDs: [ObjectID: ObjectID] = [:]
+    /// Row changes the code made itself, per lowercased table name, to tell cascades apart.
+    var rowChanges: [String: Int] = [:]
+
+    mutating func note(inserted id: ObjectID) { inserted.insert(id); count(id.table) }
+    mutating func note(updated id: ObjectID) { updated.insert(id); count(id.table) }
+    mutating func note(deleted id: ObjectID) { deleted.insert(id); count(id.table) }
+    private mutating func count(_ table: String) { rowChanges[table.lowercased(), default: 0] += 1 }
+}
+
+/// Turns each commit on the writer connection into one ``ContextDidSave``.
+///
+/// SQLite's update hook names changed rows by rowid; for tables keyed by the rowid that is the
+/// ObjectID, so changes made by triggers and cascades are named too. Tables keyed otherwise are
+/// named by the writing code's annotation, and marked invalidated when the hook saw more row
+/// changes than the code made. All state is touched only on the writer's queue.
+final class CommitObserver: TransactionObserver, @unchecked Sendable {
+    private struct RowChanges {
+        var inserted: Set<Int64> = []
+        var updated: Set<Int64> = []
+        var deleted: Set<Int64> = []
+        var count: Int { inserted.count + updated.count + deleted.count }
+    }
+
+    private let schema: DatabaseSchema
+    private let publish: (ContextDidSave) -> Void
+    private var changes: [String: RowChanges] = [:]
+    /// Set by ``StoreCore/write(origin:_:)`` just before the transaction commits.
+    var annotation: WriteAnnotation?
+
+    init(schema: DatabaseSchema, publish: @escaping (ContextDidSave) -> Void) {
+        self.schema = schema
+        self.publish = publish
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        let table = event.tableName.lowercased()
+        switch event.kind {
+        case .insert: changes[table, default: RowChanges()].inserted.insert(event.rowID)
+        case .update: changes[table, default: RowChanges()].updated.insert(event.rowID)
+        case .delete: changes[table, default: RowChanges()].deleted.insert(event.rowID)
+        }
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        let note = annotation ?? WriteAnnotation(origin: .batch)
+        let hooked = changes
+        annotation = nil
+        changes = [:]
+
+        var inserted = note.inserted
+        var updated = note.updated
+        var deleted = note.deleted
+        var invalidated: Set<String> = []
+        var touched: Set<String> = Set(note.rowChanges.keys)
+        for (lowered, rows) in hooked {
+            guard let table = schema.table(named: lowered) else { continue }
+            touched.insert(lowered)
+            if table.primaryKey.isRowid {
+                for rowid in rows.inserted { inserted.insert(ObjectID(table: table.name, rowid: rowid)) }
+                for rowid in rows.deleted { deleted.insert(ObjectID(table: table.name, rowid: rowid)) }
+                for rowid in rows.updated where !rows.inserted.contains(rowid) {
+                    updated.insert(ObjectID(table: table.name, rowid: rowid))
+                }
+            } else if rows.count > note.rowChanges[lowered, default: 0] {
+                invalidated.insert(table.name)
+            }
+        }
+        for table in touched {
+            invalidated.formUnion(schema.silentlyAffectedTables(by: table))
+        }
+        updated.subtract(inserted)
+        updated.subtract(deleted)
+        let event = ContextDidSave(
+            origin: note.origin, inserted: inserted, updated: updated, deleted: deleted,
+            permanentIDs: note.permanentIDs, invalidatedTables: invalidated)
+        if !event.isEmpty || !event.permanentIDs.isEmpty {
+            publish(event)
+        }
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        annotation = nil
+        changes = [:]
+    }
+}

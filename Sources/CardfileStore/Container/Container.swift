@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+
+/// One SQLite file, open for the life of the process, and the contexts that work on it.
+///
+/// The container opens the file as a GRDB `DatabasePool` in WAL mode, so reads never wait for
+/// writes. It hands out contexts:
+/// - ``viewContext``: the context the UI loop reads and edits through;
+/// - ``newBackgroundContext(name:)`` and ``importerContext()``: root contexts for work off
+///   the UI loop;
+/// - ``editorContext(parent:name:)``: a child whose save goes to its parent only;
+/// - ``temporaryContext()``: scratch, whose save is refused.
+///
+/// ```swift
+/// let container = try Container(path: "/tmp/cards.sqlite")
+/// let editor = container.editorContext(parent: container.viewContext)
+/// try editor.update(id, values: ["name": "Ada"])
+/// try editor.save()                  // into the view context
+/// try container.viewContext.save()   // to disk
+/// ```
+///
+/// Every commit produces one ``ContextDidSave``; observe them with
+/// ``observeSaves(on:_:)``. Another process's commits are noticed by
+/// ``checkForExternalChanges()``.
+public final class Container: Sendable {
+    let core: StoreCore
+    /// The root context for the UI loop. It merges every other commit automatically and
+    /// uses the merge policy given in ``StoreOptions`` (`.error` by default).
+    public let viewContext: ObjectContext
+
+    /// Opens (or creates) the database file at `path`.
+    ///
+    /// - Throws: ``StoreError/directoryMissing(path:)``, ``StoreError/fileNotFound(path:)``,
+    ///   ``StoreError/notADatabase(path:)``, ``StoreError/corrupt(path:)``,
+    ///   ``StoreError/locked(path:)`` and ``StoreError/cannotOpen(path:detail:)``, each with a
+    ///   sentence for a person in ``StoreError/message``.
+    public init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
+        let path = (path as NSString).standardizingPath
+        let folder = (path as NSString).deletingLastPathComponent
+        let files = FileManager.default
+        var isFolder: ObjCBool = false
+        guard files.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw StoreError.directoryMissing(path: path)
+        }
+        let exists = files.fileExists(atPath: path)
+        if !exists, !options.createIfMissing || options.readOnly {
+            throw StoreError.fileNotFound(path: path)
+        }
+
+        var readOnlyReason: ReadOnlyReason?
+        if options.readOnly {
+            readOnlyReason = .requested
+        } else if exists, !Self.isWritable(file: path, folder: folder.isEmpty ? "." : folder) {
+            readOnlyReason = .fileNotWritable
+        }
+
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(options.busyTimeout)
+            configuration.foreignKeysEnabled = true
+            let writer: DatabasePool?
+            let reader: any DatabaseReader
+            var checkpointer: Checkpointer?
+            if readOnlyReason == nil {
+                let walCheckpointer = Checkpointer(path: path, thresholdPages: options.checkpointThresholdPages)
+                configuration.prepareDatabase { db in
+                    guard !db.configuration.readonly else { return }
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                    try walCheckpointer.install(on: db)
+                }
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                writer = pool
+                reader = pool
+                checkpointer = walCheckpointer
+            } else {
+                configuration.readonly = true
+                writer = nil
+                reader = try DatabaseQueue(path: path, configuration: configuration)
+            }
+            let schema = try reader.read(SchemaReader.read)
+            core = try StoreCore(
+                path: path, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
+                schema: schema, descriptions: options.entities, checkpointer: checkpointer)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.opening(error, path: path)
+        } catch {
+            throw StoreError.cannotOpen(path: path, detail: String(describing: error))
+        }
+        viewContext = ObjectContext(
+            core: core, parent: nil, identity: core.makeIdentity(name: "view context", role: .view),
+            mergePolicy: options.viewContextMergePolicy, automaticallyMergesChanges: true)
+    }
+
+    /// A file is writable when its mode allows writing for someone (a file marked read-only
+    /// is honoured even for root) and both it and its folder (which holds the WAL) are
+    /// writable by this process.
+    private static func isWritable(file: String, folder: String) -> Bool {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return false }
+        if info.st_mode & 0o222 == 0 { return false }
+        return access(file, W_OK) == 0 && access(folder, W_OK) == 0
+    }
+
+    /// The database file's path.
+    public var path: String { core.path }
+
+    /// The user tables, introspected when the file was opened.
+    public var schema: DatabaseSchema { core.schema }
+
+    /// Why the container cannot write, or nil when it can.
+    public var readOnlyReason: ReadOnlyReason? { core.readOnlyReason }
+
+    /// True when saves are refused.
+    public var isReadOnly: Bool { core.readOnlyReason != nil }
+
+    /// A new root context with its own queue, for work off the UI loop. It does not merge
+    /// other commits unless told to, and its merge policy is `.error` unless changed.
+    public func newBackgroundContext(name: String = "background context") -> ObjectContext {
+        ObjectContext(
+            core: core, parent: nil, identity: core.makeIdentity(name: name, role: .background),
+            mergePolicy: .error, automaticallyMergesChanges: false)
+    }
+
+    /// A root context for imports: its own queue, and `.objectTrump` so imported values win
+    /// over concurrent edits field by field.
+    public func importerContext() -> ObjectContext {
+        ObjectContext(
+            core: core, parent: nil, identity: core.makeIdentity(name: "importer", role: .importer),
+            mergePolicy: .objectTrump, automaticallyMergesChanges: false)
+    }
+
+    /// A child of `parent`: it reads the parent's current values, and its ``ObjectContext/save()``
+    /// moves its changes into the parent only. Discarding it leaves the parent as it was.
+    public func editorContext(parent: ObjectContext, name: String = "editor") -> ObjectContext {
+        ObjectContext(
+            core: core, parent: parent, identity: core.makeIdentity(name: name, role: .editor),
+            mergePolicy: parent.mergePolicy, automaticallyMergesChanges: true)
+    }
+
+    /// A scratch context that reads the store and can be edited freely; its save is refused
+    /// with ``StoreError/saveNotAllowed(_:)``.
+    public func temporaryContext(name: String = "scratch context") -> ObjectContext {
+        ObjectContext(
+            core: core, parent: nil, identity: core.makeIdentity(name: name, role: .temporary),
+            mergePolicy: .rollback, automaticallyMergesChanges: false)
+    }
+
+    /// Calls `handler` on `queue` with the event of every commit, from any context, batch
+    /// operation or other process (once noticed). Keep the returned observation: delivery stops
+    /// when it is cancelled or released.
+    ///
+    /// Pass a real dispatch queue: the UI loop blocks on input, so the main actor would never
+    /// run the handler.
+    public func observeSaves(on queue: DispatchQueue, _ handler: @escaping @Sendable (ContextDidSave) -> Void) -> SaveObservation {
+        let bus = core.bus
+        let id = bus.addObserver(queue: queue, handler: handler)
+        return SaveObservation { bus.removeObserver(id) }
+    }
+
+    /// Returns true when another process committed to the file since the previous call, and
+    /// then publishes a ``ContextDidSave`` with origin `.external` naming every table as
+    /// invalidated, so automatically merging contexts re-read their registered objects and live
+    /// queries re-run. Our own commits are never reported.
+    ///
+    /// Cheap enough to call several times a second: when nothing committed it costs one
+    /// `PRAGMA data_version` on a dedicated connection.
+    @discardableResult
+    public func checkForExternalChanges() throws(StoreError) -> Bool {
+        let changed = try storeErrors(path: core.path) { try core.monitor.check() }
+        if changed {
+            core.bus.publish(ContextDidSave(origin: .external, invalidatedTables: Set(core.schema.tables.map(\.name))))
+        }
+        return changed
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import GRDB
+
+/// What every context of one container shares: the connections, the schema, the event bus.
+/// Contexts hold the core strongly; the core holds contexts only weakly (through the bus).
+final class StoreCore: Sendable {
+    let path: String
+    /// The connection pool that writes; nil when the container is read-only.
+    let writer: DatabasePool?
+    /// Where reads go: the pool, or a read-only queue.
+    let reader: any DatabaseReader
+    let readOnlyReason: ReadOnlyReason?
+    let schema: DatabaseSchema
+    let bus = EventBus()
+    let monitor: ExternalChangeMonitor
+    let checkpointer: Checkpointer?
+    private let entities: [String: Entity]
+    private let commitObserver: CommitObserver?
+    private let counters = Locked((tempID: UInt64(0), context: UInt64(0), insert: UInt64(0)))
+    /// How many write transactions this container has begun (tests check that a save with
+    /// nothing to write begins none).
+    let writeTransactionCount = Locked(0)
+
+    init(
+        path: String, writer: DatabasePool?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
+        schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?
+    ) throws {
+        self.path = path
+        self.writer = writer
+        self.reader = reader
+        self.readOnlyReason = readOnlyReason
+        self.schema = schema
+        self.checkpointer = checkpointer
+        var entities: [String: Entity] = [:]
+        let described = Dictionary(descriptions.map { ($0.table.lowercased(), $0) }, uniquingKeysWith: { $1 })
+        for name in described.keys where schema.table(named: name) == nil {
+            throw StoreError.noSuchTable(described[name]!.table)
+        }
+        for table in schema.tables {
+            entities[table.name.lowercased()] = try Entity(table: table, description: described[table.name.lowercased()])
+        }
+        self.entities = entities
+        monitor = try ExternalChangeMonitor(path: path, writer: writer)
+        if let writer {
+            let bus = self.bus
+            let observer = CommitObserver(schema: schema) { bus.publish($0) }
+            writer.add(transactionObserver: observer, extent: .observerLifetime)
+            commitObserver = observer
+        } else {
+            commitObserver = nil
+        }
+    }
+
+    /// The entity for a table, found case-insensitively.
+    func entity(_ table: String) throws(StoreError) -> Entity {
+        guard let entity = entities[table.lowercased()] else { throw StoreError.noSuchTable(table) }
+        return entity
+    }
+
+    /// A new temporary object ID.
+    func temporaryID(table: String) -> ObjectID {
+        let number = counters.withLock { counters -> UInt64 in
+            counters.tempID += 1
+            return counters.tempID
+        }
+        return ObjectID(table: table, key: .temporary(number))
+    }
+
+    /// A number ordering inserts across contexts.
+    func nextInsertSequence() -> UInt64 {
+        counters.withLock { counters in
+            counters.insert += 1
+            return counters.insert
+        }
+    }
+
+    func makeIdentity(name: String, role: ContextIdentity.Role) -> ContextIdentity {
+        let number = counters.withLock { counters -> UInt64 in
+            counters.context += 1
+            return counters.context
+        }
+        return ContextIdentity(number: number, name: name, role: role)
+    }
+
+    /// Runs `body` in one write transaction. What `body` notes in the annotation becomes part
+    /// of the commit's ``ContextDidSave``.
+    func write<T>(origin: SaveOrigin, _ body: (Database, inout WriteAnnotation) throws -> T) throws -> T {
+        guard let writer, let commitObserver else {
+            throw StoreError.readOnly(readOnlyReason ?? .requested)
+        }
+        writeTransactionCount.withLock { $0 += 1 }
+        return try writer.write { db in
+            var note = WriteAnnotation(origin: origin)
+            let result = try body(db, &note)
+            commitObserver.annotation = note
+            return result
+        }
+    }
+
+    /// Runs `body` in a read transaction.
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try reader.read(body)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+/// How a ``Container`` opens its file.
+public struct StoreOptions: Sendable {
+    /// Create the file when it does not exist (its folder must exist).
+    public var createIfMissing: Bool
+    /// Open read-only even when the file is writable.
+    public var readOnly: Bool
+    /// How long a write waits for another connection's lock before failing with
+    /// ``StoreError/busy``.
+    public var busyTimeout: TimeInterval
+    /// Transient fields, rules and version columns, per table.
+    public var entities: [EntityDescription]
+    /// The view context's merge policy.
+    public var viewContextMergePolicy: MergePolicy
+    /// WAL size, in pages, at which the background checkpointer runs.
+    public var checkpointThresholdPages: Int
+
+    public init(
+        createIfMissing: Bool = true, readOnly: Bool = false, busyTimeout: TimeInterval = 5,
+        entities: [EntityDescription] = [], viewContextMergePolicy: MergePolicy = .error,
+        checkpointThresholdPages: Int = 1000
+    ) {
+        self.createIfMissing = createIfMissing
+        self.readOnly = readOnly
+        self.busyTimeout = busyTimeout
+        self.entities = entities
+        self.viewContextMergePolicy = viewContextMergePolicy
+        self.checkpointThresholdPages = checkpointThresholdPages
+    }
+}

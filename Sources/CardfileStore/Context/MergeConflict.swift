@@ -1,0 +1,33 @@
+/// One object whose save met a change made elsewhere.
+public struct MergeConflict: Hashable, Sendable {
+    /// What each side did to the row.
+    public enum Kind: Hashable, Sendable {
+        /// Both sides changed it.
+        case updateUpdate
+        /// I changed it; it was deleted elsewhere.
+        case updateDelete
+        /// I deleted it; it was changed elsewhere.
+        case deleteUpdate
+    }
+
+    /// One field as the three parties see it.
+    public struct Field: Hashable, Sendable {
+        public let name: String
+        /// The value my edit started from (the stored value when I read it).
+        public let original: Value
+        /// My value (equal to `original` when I did not change this field).
+        public let mine: Value
+        /// The store's value now; nil when the row was deleted elsewhere.
+        public let theirs: Value?
+
+        /// True when I changed the field.
+        public var changedByMe: Bool { mine != original }
+        /// True when the store's value moved away from the original.
+        public var changedByThem: Bool { theirs != original }
+    }
+
+    public let objectID: ObjectID
+    public let kind: Kind
+    /// Every field where mine or theirs differs from the original, in column order.
+    public let fields: [Field]
+}

@@ -1,0 +1,107 @@
+/// Discarding and re-reading: rollback, reset, refresh, and choosing a side of a conflict.
+extension ObjectContext {
+    /// Which value a person chose for a conflicting field.
+    public enum ConflictChoice: Sendable {
+        /// Keep my value and save it over the store's.
+        case mine
+        /// Take the store's value and drop my edit.
+        case theirs
+        /// Put back the value my edit started from, over the store's.
+        case original
+    }
+
+    /// Discards every pending change: inserts are forgotten, deletes undone, edits dropped.
+    /// Snapshots are kept.
+    public func rollback() {
+        _ = try? withState { state in
+            for (id, object) in state.objects {
+                if object.isInserted {
+                    state.objects.removeValue(forKey: id)
+                    state.bump()
+                } else if object.isDeleted || !object.edits.isEmpty || object.isDeletedElsewhere {
+                    var clean = object
+                    clean.edits = [:]
+                    clean.deletionBase = nil
+                    if object.isDeletedElsewhere {
+                        state.objects.removeValue(forKey: id)
+                        state.bump()
+                    } else {
+                        state.store(clean, for: id)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Forgets every registered object and pending change.
+    public func reset() {
+        _ = try? withState { state in
+            state.objects.removeAll()
+            state.bump()
+        }
+    }
+
+    /// Re-reads an object from the source. With `mergeChanges`, its edits stay on top (and an
+    /// edited field whose stored value moved is flagged, as in automatic merging); without,
+    /// its edits and deletion are dropped. An object inserted here is left as it is.
+    public func refresh(_ id: ObjectID, mergeChanges: Bool) throws(StoreError) {
+        let (entity, id) = try canonical(id)
+        try withState { state in
+            guard let object = state.objects[id], !object.isInserted else { return }
+            if !mergeChanges {
+                var clean = object
+                clean.edits = [:]
+                clean.deletionBase = nil
+                state.objects[id] = clean
+            }
+            let source = try loadFromSource([id], db: nil)[id]
+            if mergeChanges || source != nil {
+                merge(id, source: source, entity: entity, into: &state)
+            } else {
+                state.objects.removeValue(forKey: id)
+            }
+            state.bump()
+        }
+    }
+
+    /// Refreshes every registered object, keeping edits on top.
+    public func refreshAll() throws(StoreError) {
+        try withState { state in
+            let ids = state.objects.compactMap { $0.value.isInserted ? nil : $0.key }
+            let fresh = try loadFromSource(ids, db: nil)
+            for id in ids {
+                merge(id, source: fresh[id], entity: try core.entity(id.table), into: &state)
+            }
+        }
+    }
+
+    /// Settles one conflicting field after a person chose a side, using the store's current
+    /// value as the new starting point so the next save does not conflict on it again.
+    /// Call ``refresh(_:mergeChanges:)`` with `true` first so the context knows the store's
+    /// value.
+    public func resolveConflict(of id: ObjectID, field: String, choosing choice: ConflictChoice) throws(StoreError) {
+        let (entity, id) = try canonical(id)
+        guard let index = entity.fieldIndex(named: field) else {
+            throw StoreError.noSuchField(table: entity.name, field: field)
+        }
+        try withState { state in
+            guard var object = state.objects[id], let snapshot = object.snapshot else {
+                throw StoreError.noSuchObject(id)
+            }
+            let theirs = snapshot[index]
+            switch choice {
+            case .mine:
+                if var edit = object.edits[index] {
+                    edit.base = theirs
+                    object.edits[index] = edit
+                }
+            case .theirs:
+                object.edits.removeValue(forKey: index)
+            case .original:
+                let original = object.edits[index]?.base ?? theirs
+                object.edits[index] = Edit(value: original, base: theirs)
+            }
+            state.store(object, for: id)
+        }
+    }
+}

@@ -1,0 +1,304 @@
+import Dispatch
+import GRDB
+
+/// A scratchpad of records over the store or over a parent context, with Core Data's
+/// editing semantics.
+///
+/// A context tracks, for every object it has read (its *registered* objects), the snapshot of
+/// the values it read and the edits made since. Nothing reaches the parent or the disk until
+/// ``save()``. A root context's save is one write transaction that checks every update and
+/// delete against its snapshot and resolves conflicts by its ``mergePolicy``; a child
+/// context's save moves its changes into the parent.
+///
+/// Contexts are internally synchronised: any thread may call them. ``perform(_:)`` runs work
+/// on the context's own serial queue, for work that must stay off the UI loop. Hand other
+/// contexts ``ObjectID``s, never ``Record``s.
+///
+/// Changes committed elsewhere are queued as they happen and applied at the start of the
+/// next call (or by ``processPendingChanges()``), on the caller's thread.
+public final class ObjectContext: @unchecked Sendable {
+    let core: StoreCore
+    /// The parent of a child (editor) context; nil for root contexts.
+    public let parent: ObjectContext?
+    /// Names this context in events and messages.
+    public let identity: ContextIdentity
+
+    let state: Locked<ContextState>
+    private let inbox = Locked<[ContextDidSave]>([])
+    private let settings: Locked<(policy: MergePolicy, merges: Bool)>
+    private let queue: DispatchQueue
+
+    init(core: StoreCore, parent: ObjectContext?, identity: ContextIdentity, mergePolicy: MergePolicy, automaticallyMergesChanges: Bool) {
+        self.core = core
+        self.parent = parent
+        self.identity = identity
+        self.state = Locked(ContextState())
+        self.settings = Locked((mergePolicy, automaticallyMergesChanges))
+        self.queue = DispatchQueue(label: "cardfile.context.\(identity.number)")
+        core.bus.register(self)
+    }
+
+    /// How a root save resolves conflicts. See ``MergePolicy`` for the rules.
+    public var mergePolicy: MergePolicy {
+        get { settings.withLock { $0.policy } }
+        set { settings.withLock { $0.policy = newValue } }
+    }
+
+    /// When true, commits by other contexts, batch operations and other processes refresh
+    /// this context's registered objects: unedited fields take the new values, edited fields
+    /// keep the edit and are flagged when the store's value moved (see ``Record/changedElsewhere``).
+    public var automaticallyMergesChanges: Bool {
+        get { settings.withLock { $0.merges } }
+        set { settings.withLock { $0.merges = newValue } }
+    }
+
+    /// True for a context with a parent.
+    public var isChild: Bool { parent != nil }
+
+    // MARK: - Work on the context's queue
+
+    /// Runs `work` asynchronously on the context's serial queue.
+    public func perform(_ work: @escaping @Sendable (ObjectContext) -> Void) {
+        queue.async { work(self) }
+    }
+
+    /// Runs `work` on the context's serial queue and waits for it.
+    public func performAndWait<T>(_ work: (ObjectContext) throws -> T) rethrows -> T {
+        try queue.sync { try work(self) }
+    }
+
+    /// Runs `work` on the context's serial queue and returns its result.
+    public func perform<T: Sendable>(_ work: @escaping @Sendable (ObjectContext) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try work(self) }) }
+        }
+    }
+
+    // MARK: - Access to the state
+
+    /// Runs `body` on the state after applying queued events and, for a child, the parent's
+    /// changes. Every public operation goes through here.
+    func withState<T>(_ body: (inout ContextState) throws -> T) throws(StoreError) -> T {
+        try storeErrors(path: core.path) {
+            try state.withLock { state in
+                try catchUp(&state, reading: nil)
+                return try body(&state)
+            }
+        }
+    }
+
+    /// Events queued since the last call, removed from the inbox.
+    func takeInbox() -> [ContextDidSave] {
+        inbox.withLock { events in
+            defer { events.removeAll() }
+            return events
+        }
+    }
+
+    /// The entity of an ID's table, and the ID with the table spelled as in the schema.
+    func canonical(_ id: ObjectID) throws(StoreError) -> (Entity, ObjectID) {
+        let entity = try core.entity(id.table)
+        return (entity, entity.name == id.table ? id : ObjectID(table: entity.name, key: id.key))
+    }
+
+    // MARK: - Editing
+
+    /// Inserts a new object and returns its temporary ID.
+    ///
+    /// Fields not given are left out of the INSERT, so the column defaults apply.
+    /// - Throws: ``StoreError/noSuchTable(_:)``, ``StoreError/noSuchField(table:field:)``,
+    ///   ``StoreError/tableNotEditable(_:)``.
+    @discardableResult
+    public func insert(into table: String, values: [String: Value] = [:]) throws(StoreError) -> ObjectID {
+        let entity = try core.entity(table)
+        guard entity.table.isIdentifiable else { throw StoreError.tableNotEditable(entity.name) }
+        var edits: [Int: Edit] = [:]
+        for (name, value) in values {
+            guard let field = entity.fieldIndex(named: name) else {
+                throw StoreError.noSuchField(table: entity.name, field: name)
+            }
+            edits[field] = Edit(value: value, base: .null)
+        }
+        let id = core.temporaryID(table: entity.name)
+        let sequence = core.nextInsertSequence()
+        try withState { state in
+            var object = ManagedObject(edits: edits, isInserted: true)
+            object.insertSequence = sequence
+            state.store(object, for: id)
+        }
+        return id
+    }
+
+    /// Sets fields of an object. A field set back to the value its edit started from no longer
+    /// counts as changed.
+    /// - Throws: ``StoreError/noSuchObject(_:)`` when the object does not exist,
+    ///   ``StoreError/noSuchField(table:field:)`` for an unknown field.
+    public func update(_ id: ObjectID, values: [String: Value]) throws(StoreError) {
+        let (entity, id) = try canonical(id)
+        var fields: [(Int, Value)] = []
+        for (name, value) in values {
+            guard let field = entity.fieldIndex(named: name) else {
+                throw StoreError.noSuchField(table: entity.name, field: name)
+            }
+            fields.append((field, value))
+        }
+        try withState { state in
+            guard var object = try registeredObject(id, entity: entity, in: &state) else {
+                throw StoreError.noSuchObject(id)
+            }
+            for (field, value) in fields {
+                if object.edits[field] != nil {
+                    object.edits[field]!.value = value
+                } else {
+                    object.edits[field] = Edit(value: value, base: object.value(field, entity: entity))
+                }
+            }
+            state.store(object, for: id)
+        }
+    }
+
+    /// Sets one field of an object; see ``update(_:values:)``.
+    public func setValue(_ value: Value, forField field: String, of id: ObjectID) throws(StoreError) {
+        try update(id, values: [field: value])
+    }
+
+    /// Marks an object for deletion. Deleting an object inserted in this context forgets it.
+    public func delete(_ id: ObjectID) throws(StoreError) {
+        let (entity, id) = try canonical(id)
+        try withState { state in
+            guard var object = try registeredObject(id, entity: entity, in: &state) else {
+                throw StoreError.noSuchObject(id)
+            }
+            if object.isInserted {
+                state.objects.removeValue(forKey: id)
+                state.bump()
+                return
+            }
+            if !object.isDeleted {
+                object.deletionBase = object.baseValues(entity: entity)
+            }
+            state.store(object, for: id)
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The object as this context sees it, registering it if needed; nil when it exists
+    /// neither here nor in the source. An object marked for deletion is returned with status
+    /// `.deleted`.
+    public func record(for id: ObjectID) throws(StoreError) -> Record? {
+        let (entity, id) = try canonical(id)
+        return try withState { state in
+            try registeredObject(id, entity: entity, in: &state)?.record(id: id, entity: entity)
+        }
+    }
+
+    /// IDs of every registered object.
+    public var registeredObjects: Set<ObjectID> {
+        (try? withState { Set($0.objects.keys) }) ?? []
+    }
+
+    /// Objects inserted and not yet saved.
+    public var insertedObjects: Set<ObjectID> {
+        (try? withState { Set($0.objects.filter { $0.value.isInserted }.keys) }) ?? []
+    }
+
+    /// Objects with changed fields (persistent or transient) and not inserted or deleted.
+    public var updatedObjects: Set<ObjectID> {
+        (try? withState { state in
+            Set(state.objects.filter { !$0.value.isInserted && !$0.value.isDeleted && $0.value.edits.keys.contains(where: $0.value.isChanged) }.keys)
+        }) ?? []
+    }
+
+    /// Objects marked for deletion.
+    public var deletedObjects: Set<ObjectID> {
+        (try? withState { Set($0.objects.filter { $0.value.isDeleted }.keys) }) ?? []
+    }
+
+    /// True when anything is pending: inserts, deletes, or any edit, transient ones and
+    /// fields edited back to their value included.
+    public var hasChanges: Bool {
+        (try? withState { state in
+            state.objects.values.contains { $0.isInserted || $0.isDeleted || !$0.edits.isEmpty }
+        }) ?? false
+    }
+
+    /// True when a save would write something: inserts, deletes, or persistent fields whose
+    /// value differs from the value their edit started from. Transient fields and fields edited
+    /// back do not count.
+    public var hasPersistentChanges: Bool {
+        (try? withState { state in
+            try state.objects.contains { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
+        }) ?? false
+    }
+
+    /// The new values of the object's changed fields (transient ones included).
+    public func changedValues(of id: ObjectID) throws(StoreError) -> [String: Value] {
+        let (entity, id) = try canonical(id)
+        return try withState { state in
+            guard let object = state.objects[id] else { return [:] }
+            var values: [String: Value] = [:]
+            for (field, edit) in object.edits where object.isChanged(field) {
+                values[entity.fieldNames[field]] = edit.value
+            }
+            return values
+        }
+    }
+
+    /// The object's values as last read from its source (columns and transient fields);
+    /// nil for an unregistered or newly inserted object.
+    public func committedValues(of id: ObjectID) throws(StoreError) -> [String: Value]? {
+        let (entity, id) = try canonical(id)
+        return try withState { state in
+            guard let snapshot = state.objects[id]?.snapshot else { return nil }
+            return Dictionary(uniqueKeysWithValues: zip(entity.fieldNames, snapshot))
+        }
+    }
+
+    /// A number that changes whenever anything this context shows changes: edits, merges,
+    /// saves. Live queries compare it to know when to re-run.
+    public var changeToken: UInt64 {
+        (try? withState { $0.changeCount }) ?? 0
+    }
+
+    /// Applies queued changes from other commits (and, for a child, from the parent) now.
+    /// Returns true when anything this context shows changed.
+    @discardableResult
+    public func processPendingChanges() throws(StoreError) -> Bool {
+        try storeErrors(path: core.path) {
+            try state.withLock { state in
+                let before = state.changeCount
+                try catchUp(&state, reading: nil)
+                return state.changeCount != before
+            }
+        }
+    }
+}
+
+extension ObjectContext: SaveEventSink {
+    func receive(_ event: ContextDidSave) {
+        if case .context(let origin) = event.origin, origin == identity { return }
+        inbox.withLock { $0.append(event) }
+    }
+}
+
+/// Everything a context knows, guarded by its lock.
+struct ContextState {
+    var objects: [ObjectID: ManagedObject] = [:]
+    /// Bumped on every change; stamps objects' versions.
+    var changeCount: UInt64 = 1
+    /// For a child: the parent's change counter when it last synchronised.
+    var parentChangeCount: UInt64 = 0
+
+    mutating func bump() {
+        changeCount += 1
+    }
+
+    /// Stores an object, stamping it as changed now.
+    mutating func store(_ object: ManagedObject, for id: ObjectID) {
+        bump()
+        var object = object
+        object.version = changeCount
+        objects[id] = object
+    }
+}

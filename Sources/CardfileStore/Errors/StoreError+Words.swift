@@ -1,0 +1,159 @@
+import Foundation
+import GRDB
+
+// Every sentence the store shows a person is written here, so the wording stays consistent.
+
+extension StoreError: CustomStringConvertible, LocalizedError {
+    /// What happened, in words a person understands, with what they can do about it.
+    public var message: String {
+        switch self {
+        case .directoryMissing(let path):
+            return "The folder \(Self.folder(of: path)) does not exist, so \(Self.file(path)) cannot be created there."
+        case .fileNotFound(let path):
+            return "There is no database file at \(path)."
+        case .notADatabase(let path):
+            return "\(Self.file(path)) is not an SQLite database."
+        case .corrupt(let path):
+            return "\(Self.file(path)) is damaged: SQLite reports that its content is malformed. Nothing was changed; restore it from a backup or recover it with `sqlite3 .recover`."
+        case .locked(let path):
+            return "\(Self.file(path)) is locked by another program. Close that program's transaction and open it again."
+        case .busy:
+            return "The database is busy: another program kept it locked for longer than the wait allows. Nothing was written and your changes are kept; save again to retry."
+        case .readOnly(.requested):
+            return "The database was opened read-only, so changes cannot be saved."
+        case .readOnly(.fileNotWritable):
+            return "The database file or its folder is not writable, so it was opened read-only and changes cannot be saved."
+        case .noSuchTable(let table):
+            return "There is no table named \(Self.quote(table))."
+        case .noSuchField(let table, let field):
+            return "The table \(Self.quote(table)) has no field named \(Self.quote(field))."
+        case .noSuchObject(let id):
+            return "The record \(id) no longer exists."
+        case .tableNotEditable(let table):
+            return "Records of \(Self.quote(table)) cannot be told apart (the table has no key and its rowid is hidden by columns), so it can only be read."
+        case .saveNotAllowed(let context):
+            return "\(context.name) is a scratch context: its changes are never saved."
+        case .validationFailed(let failures):
+            let lines = failures.map { "• " + $0.message }
+            let count = failures.count == 1 ? "1 problem" : "\(failures.count) problems"
+            return "Not saved: \(count).\n" + lines.joined(separator: "\n")
+        case .conflicts(let conflicts):
+            let names = conflicts.map(\.objectID.description).joined(separator: ", ")
+            return conflicts.count == 1
+                ? "Not saved: \(names) was changed elsewhere since you opened it. Choose which values to keep."
+                : "Not saved: \(conflicts.count) records were changed elsewhere since you opened them (\(names)). Choose which values to keep."
+        case .invalidFilter(let message, let offset):
+            return "The filter cannot be read at character \(offset + 1): \(message)."
+        case .cannotOpen(let path, let detail):
+            return "\(Self.file(path)) cannot be opened: \(detail)."
+        case .database(_, let message):
+            return "The database reported an error: \(message)."
+        }
+    }
+
+    public var description: String { message }
+    public var errorDescription: String? { message }
+
+    /// The sentence for one validation failure.
+    static func describe(_ failure: ValidationFailure) -> String {
+        let field = failure.field.map(quote) ?? "This record"
+        let subject = "\(failure.objectID.table) \(recordLabel(failure.objectID))"
+        let sentence: String
+        switch failure.rule {
+        case .notNull:
+            sentence = "\(field) needs a value."
+        case .required:
+            sentence = "\(field) cannot be empty."
+        case .type(let affinity):
+            let wanted: String
+            switch affinity {
+            case .integer: wanted = "a whole number"
+            case .real, .numeric: wanted = "a number"
+            case .text: wanted = "text"
+            case .blob: wanted = "a value"
+            }
+            sentence = "\(field) must be \(wanted)\(shownValue(failure.value).map { "; \($0) is not" } ?? "")."
+        case .length(let min, let max):
+            sentence = "\(field) must be \(bounds(min.map(Double.init), max.map(Double.init), unit: "characters long"))."
+        case .range(let min, let max):
+            sentence = "\(field) must be \(bounds(min, max, unit: nil))\(shownValue(failure.value).map { "; it is \($0)" } ?? "")."
+        case .check(let expression):
+            sentence = "\(field) breaks the table's rule \(expression)."
+        case .unique(let columns):
+            let names = columns.map(quote).joined(separator: " and ")
+            sentence = "Another record already has this \(names)\(shownValue(failure.value).map { " (\($0))" } ?? "")."
+        case .foreignKey(let parent):
+            sentence = "\(field) refers to a record of \(quote(parent)) that does not exist."
+        case .referenced(let child):
+            sentence = "Records of \(quote(child)) refer to this one, so it cannot be deleted."
+        case .readOnlyField:
+            sentence = "\(field) is set by the database (a key or a computed column) and cannot be edited."
+        case .readOnlyTable:
+            sentence = "Records of this table cannot be told apart, so they cannot be edited."
+        }
+        return "\(subject): \(sentence)"
+    }
+
+    /// Maps an SQLite error met while opening or reading `path`.
+    static func opening(_ error: DatabaseError, path: String) -> StoreError {
+        switch error.resultCode {
+        case .SQLITE_NOTADB: return .notADatabase(path: path)
+        case .SQLITE_CORRUPT: return .corrupt(path: path)
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return .locked(path: path)
+        case .SQLITE_READONLY: return .readOnly(.fileNotWritable)
+        case .SQLITE_CANTOPEN: return .cannotOpen(path: path, detail: error.message ?? "SQLite could not open it")
+        default: return .database(code: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
+        }
+    }
+
+    /// Maps an SQLite error met while working with an open database.
+    static func working(_ error: DatabaseError, path: String) -> StoreError {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy
+        case .SQLITE_READONLY: return .readOnly(.fileNotWritable)
+        case .SQLITE_CORRUPT: return .corrupt(path: path)
+        case .SQLITE_NOTADB: return .notADatabase(path: path)
+        default: return .database(code: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
+        }
+    }
+
+    private static func recordLabel(_ id: ObjectID) -> String {
+        switch id.key {
+        case .permanent(let values): return values.map(\.description).joined(separator: "/")
+        case .temporary: return "(new)"
+        }
+    }
+
+    private static func shownValue(_ value: Value?) -> String? {
+        switch value {
+        case .text(let text):
+            let clipped = text.count > 40 ? String(text.prefix(39)) + "…" : text
+            return "“\(clipped)”"
+        case .integer, .real: return value!.description
+        default: return nil
+        }
+    }
+
+    private static func bounds(_ min: Double?, _ max: Double?, unit: String?) -> String {
+        func number(_ value: Double) -> String {
+            value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        }
+        let suffix = unit.map { " " + $0 } ?? ""
+        switch (min, max) {
+        case let (min?, max?): return "between \(number(min)) and \(number(max))\(suffix)"
+        case let (min?, nil): return "at least \(number(min))\(suffix)"
+        case let (nil, max?): return "at most \(number(max))\(suffix)"
+        case (nil, nil): return "valid"
+        }
+    }
+
+    static func quote(_ name: String) -> String { "“\(name)”" }
+
+    private static func file(_ path: String) -> String {
+        "The file \(path)"
+    }
+
+    private static func folder(of path: String) -> String {
+        (path as NSString).deletingLastPathComponent
+    }
+}

@@ -1,0 +1,115 @@
+import GRDB
+
+/// Turns a constraint failure SQLite reported for one statement into validation failures
+/// naming the field and rule involved.
+///
+/// SQLite's messages name the columns of NOT NULL and UNIQUE failures and the name or text of
+/// a CHECK; a FOREIGN KEY failure names nothing, so the mapper looks for the missing parent
+/// (or, for a delete, the referring children) itself.
+enum ConstraintMapper {
+    enum Operation {
+        case write(values: [Value])
+        case delete(key: [Value])
+    }
+
+    static func failures(
+        for error: DatabaseError, id: ObjectID, entity: Entity, operation: Operation, db: Database, schema: DatabaseSchema
+    ) -> [ValidationFailure] {
+        let table = entity.table
+        let message = error.message ?? ""
+        let detail = message.split(separator: ":", maxSplits: 1).dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        func value(_ column: String) -> Value? {
+            guard case .write(let values) = operation, let index = table.columnIndex(named: column) else { return nil }
+            return values[index]
+        }
+        switch error.extendedResultCode {
+        case .SQLITE_CONSTRAINT_NOTNULL:
+            let column = columnNames(in: detail, table: table).first
+            return [ValidationFailure(objectID: id, field: column, rule: .notNull, value: nil)]
+        case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+            let columns = columnNames(in: detail, table: table)
+            return [ValidationFailure(
+                objectID: id, field: columns.first, rule: .unique(columns: columns),
+                value: columns.count == 1 ? value(columns[0]) : nil)]
+        case .SQLITE_CONSTRAINT_CHECK:
+            let check = table.checks.first { $0.name != nil && $0.name == detail }
+                ?? table.checks.first { normalized($0.expression) == normalized(detail) }
+            let field = check?.columns.first
+            return [ValidationFailure(
+                objectID: id, field: field, rule: .check(expression: check?.expression ?? detail),
+                value: field.flatMap(value))]
+        case .SQLITE_CONSTRAINT_FOREIGNKEY:
+            switch operation {
+            case .write(let values):
+                return missingParents(id: id, table: table, values: values, db: db)
+            case .delete(let key):
+                return referringChildren(id: id, table: table, key: key, db: db, schema: schema)
+            }
+        default:
+            return [ValidationFailure(objectID: id, field: nil, rule: .check(expression: detail.isEmpty ? message : detail), value: nil)]
+        }
+    }
+
+    /// Column names from SQLite's "t.a, t.b" list, in schema spelling.
+    private static func columnNames(in detail: String, table: TableSchema) -> [String] {
+        detail.split(separator: ",").compactMap { part in
+            let name = part.trimmingCharacters(in: .whitespaces)
+            let column = name.hasPrefix(table.name + ".") ? String(name.dropFirst(table.name.count + 1)) : name
+            return table.column(named: column)?.name
+        }
+    }
+
+    private static func normalized(_ sql: String) -> String {
+        sql.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
+    }
+
+    private static func missingParents(id: ObjectID, table: TableSchema, values: [Value], db: Database) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        for key in table.foreignKeys {
+            let childValues = key.columns.compactMap { table.columnIndex(named: $0).map { values[$0] } }
+            guard childValues.count == key.columns.count, !childValues.contains(where: \.isNull) else { continue }
+            let parentColumns: [String]
+            if key.parentColumns.contains(where: { $0 == nil }) {
+                parentColumns = (try? db.primaryKey(key.parentTable).columns) ?? []
+            } else {
+                parentColumns = key.parentColumns.compactMap { $0 }
+            }
+            guard parentColumns.count == childValues.count else { continue }
+            let condition = parentColumns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
+            let sql = "SELECT 1 FROM \(key.parentTable.quotedDatabaseIdentifier) WHERE \(condition) LIMIT 1"
+            let exists = (try? Row.fetchOne(db, sql: sql, arguments: childValues.statementArguments)) != nil
+            if !exists {
+                failures.append(ValidationFailure(
+                    objectID: id, field: key.columns.first, rule: .foreignKey(parentTable: key.parentTable),
+                    value: childValues.count == 1 ? childValues[0] : nil))
+            }
+        }
+        if failures.isEmpty {
+            failures.append(ValidationFailure(objectID: id, field: nil, rule: .foreignKey(parentTable: table.foreignKeys.first?.parentTable ?? "?"), value: nil))
+        }
+        return failures
+    }
+
+    private static func referringChildren(id: ObjectID, table: TableSchema, key: [Value], db: Database, schema: DatabaseSchema) -> [ValidationFailure] {
+        var failures: [ValidationFailure] = []
+        let ownKey = table.primaryKey.columnNames
+        let row = try? Row.fetchOne(
+            db, sql: "SELECT * FROM \(table.quotedName) WHERE \(table.keyMatchSQL)", arguments: key.statementArguments)
+        for child in schema.tables {
+            for foreign in child.foreignKeys where foreign.parentTable.lowercased() == table.name.lowercased() {
+                let parentColumns = foreign.parentColumns.enumerated().map { $0.element ?? (ownKey.indices.contains($0.offset) ? ownKey[$0.offset] : "rowid") }
+                guard let row else { continue }
+                let parentValues: [Value] = parentColumns.map { Value((row[$0] as DatabaseValue?) ?? .null) }
+                let condition = foreign.columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
+                let sql = "SELECT 1 FROM \(child.quotedName) WHERE \(condition) LIMIT 1"
+                if (try? Row.fetchOne(db, sql: sql, arguments: parentValues.statementArguments)) != nil {
+                    failures.append(ValidationFailure(objectID: id, field: nil, rule: .referenced(by: child.name), value: nil))
+                }
+            }
+        }
+        if failures.isEmpty {
+            failures.append(ValidationFailure(objectID: id, field: nil, rule: .referenced(by: "another table"), value: nil))
+        }
+        return failures
+    }
+}

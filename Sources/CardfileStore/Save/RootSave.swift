@@ -1,0 +1,272 @@
+import GRDB
+
+/// The save of a root context: one write transaction that validates, checks every update and
+/// delete against its snapshot, resolves conflicts by the merge policy, and applies the
+/// results to the context only once the transaction has committed.
+///
+/// Failures are collected, not thrown one by one: pre-write validation and constraint
+/// failures of every object are reported together. Any failure, or any conflict under
+/// `.error`, rolls the whole transaction back, so nothing at all is written and the context
+/// keeps every pending change.
+struct RootSave {
+    let context: ObjectContext
+    let policy: MergePolicy
+
+    private struct Item {
+        let id: ObjectID
+        let entity: Entity
+        let object: ManagedObject
+    }
+
+    /// What became of one object once the transaction committed.
+    private enum Outcome {
+        /// The object now matches `columns` in the store, under `newID`.
+        case stored(ObjectID, newID: ObjectID, columns: [Value])
+        /// The object is gone from the store.
+        case removed(ObjectID)
+    }
+
+    private var core: StoreCore { context.core }
+
+    /// True when the state holds anything a save would write.
+    static func hasWork(_ state: ContextState, core: StoreCore) throws -> Bool {
+        try state.objects.contains { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
+    }
+
+    func run(_ state: inout ContextState) throws {
+        guard try Self.hasWork(state, core: core) else {
+            try foldTransientEdits(&state)
+            return
+        }
+        var outcomes: [Outcome] = []
+        try core.write(origin: .context(context.identity)) { db, note in
+            // Events of commits made before this transaction began are already queued; apply
+            // them now, reading through the writer, so snapshots are as fresh as they can be.
+            try context.catchUp(&state, reading: db)
+            outcomes = try write(state, db: db, note: &note)
+        }
+        for outcome in outcomes {
+            switch outcome {
+            case .removed(let id):
+                state.objects.removeValue(forKey: id)
+                state.bump()
+            case .stored(let id, let newID, let columns):
+                guard let old = state.objects.removeValue(forKey: id) else { continue }
+                let entity = try core.entity(id.table)
+                let transient = (entity.columnCount..<entity.fieldNames.count).map { old.value($0, entity: entity) }
+                state.store(ManagedObject(snapshot: columns + transient), for: newID)
+            }
+        }
+        try foldTransientEdits(&state)
+    }
+
+    /// After a save, transient edits become the object's in-memory values.
+    private func foldTransientEdits(_ state: inout ContextState) throws {
+        for (id, object) in state.objects where !object.edits.isEmpty && !object.isInserted && !object.isDeleted {
+            let entity = try core.entity(id.table)
+            guard object.persistentChanges(entity: entity).isEmpty, var snapshot = object.snapshot else { continue }
+            for (field, edit) in object.edits { snapshot[field] = edit.value }
+            var folded = object
+            folded.snapshot = snapshot
+            folded.edits = [:]
+            state.store(folded, for: id)
+        }
+    }
+
+    private func write(_ state: ContextState, db: Database, note: inout WriteAnnotation) throws -> [Outcome] {
+        var deletes: [Item] = []
+        var updates: [Item] = []
+        var inserts: [Item] = []
+        for (id, object) in state.objects {
+            let entity = try core.entity(id.table)
+            let item = Item(id: id, entity: entity, object: object)
+            if object.isDeleted {
+                deletes.append(item)
+            } else if object.isInserted {
+                inserts.append(item)
+            } else if !object.persistentChanges(entity: entity).isEmpty {
+                updates.append(item)
+            }
+        }
+        // Children before parents when deleting, parents before children when inserting.
+        deletes.sort { ($0.entity.table.foreignKeys.count, $0.id.description) > ($1.entity.table.foreignKeys.count, $1.id.description) }
+        updates.sort { $0.id.description < $1.id.description }
+        inserts.sort { ($0.entity.table.foreignKeys.count, $0.object.insertSequence) < ($1.entity.table.foreignKeys.count, $1.object.insertSequence) }
+
+        var failures: [ValidationFailure] = []
+        for item in updates { failures += Validator.validateUpdate(item.object, id: item.id, entity: item.entity) }
+        for item in inserts { failures += Validator.validateInsert(item.object, id: item.id, entity: item.entity) }
+        for item in deletes + updates where !item.entity.table.isIdentifiable {
+            failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .readOnlyTable, value: nil))
+        }
+        let invalid = Set(failures.map(\.objectID))
+
+        var outcomes: [Outcome] = []
+        var conflicts: [MergeConflict] = []
+        for item in deletes where !invalid.contains(item.id) {
+            do {
+                if let outcome = try delete(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                failures += ConstraintMapper.failures(
+                    for: error, id: item.id, entity: item.entity, operation: .delete(key: item.id.primaryKeyValues ?? []),
+                    db: db, schema: core.schema)
+            }
+        }
+        for item in updates where !invalid.contains(item.id) {
+            do {
+                if let outcome = try update(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                failures += ConstraintMapper.failures(
+                    for: error, id: item.id, entity: item.entity,
+                    operation: .write(values: item.object.columnValues(entity: item.entity)), db: db, schema: core.schema)
+            }
+        }
+        for item in inserts where !invalid.contains(item.id) {
+            do {
+                outcomes.append(try insert(item, db: db, note: &note))
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                failures += ConstraintMapper.failures(
+                    for: error, id: item.id, entity: item.entity,
+                    operation: .write(values: item.object.columnValues(entity: item.entity)), db: db, schema: core.schema)
+            }
+        }
+        if !conflicts.isEmpty { throw StoreError.conflicts(conflicts) }
+        if !failures.isEmpty { throw StoreError.validationFailed(failures) }
+        return outcomes
+    }
+
+    // MARK: - Deletes
+
+    private func delete(_ item: Item, db: Database, note: inout WriteAnnotation, conflicts: inout [MergeConflict]) throws -> Outcome? {
+        let entity = item.entity
+        let key = item.id.primaryKeyValues ?? []
+        let bases = item.object.deletionBase ?? []
+        let checked = entity.checkedColumns.map { bases[$0] }
+        try db.cachedStatement(sql: SaveStatements.conditionalDelete(entity)).execute(arguments: (key + checked).statementArguments)
+        if db.changesCount > 0 {
+            note.note(deleted: item.id)
+            return .removed(item.id)
+        }
+        guard let theirs = try readRow(item.id, entity: entity, db: db) else {
+            // Deleted on both sides: nothing to do, nothing to report.
+            return .removed(item.id)
+        }
+        let fields = conflictFields(entity: entity, original: bases, mine: bases, theirs: theirs)
+        switch policy {
+        case .error:
+            conflicts.append(MergeConflict(objectID: item.id, kind: .deleteUpdate, fields: fields))
+            return nil
+        case .objectTrump, .overwrite:
+            try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
+            note.note(deleted: item.id)
+            return .removed(item.id)
+        case .storeTrump, .rollback:
+            return .stored(item.id, newID: item.id, columns: theirs)
+        }
+    }
+
+    // MARK: - Updates
+
+    private func update(_ item: Item, db: Database, note: inout WriteAnnotation, conflicts: inout [MergeConflict]) throws -> Outcome? {
+        let entity = item.entity
+        let object = item.object
+        let key = item.id.primaryKeyValues ?? []
+        let changed = object.persistentChanges(entity: entity)
+        let mine = object.columnValues(entity: entity)
+        if !object.isDeletedElsewhere {
+            let sql = SaveStatements.update(entity, setting: changed, conditional: true)
+            let arguments = changed.map { mine[$0] } + key + object.updateCheckValues(entity: entity)
+            if let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: arguments).first {
+                note.note(updated: item.id)
+                return .stored(item.id, newID: item.id, columns: Array(row[entity.table.keyWidth...]))
+            }
+        }
+        let original = object.baseValues(entity: entity)
+        let theirs = try readRow(item.id, entity: entity, db: db)
+        let fields = conflictFields(entity: entity, original: original, mine: mine, theirs: theirs)
+        guard let theirs else {
+            switch policy {
+            case .error:
+                conflicts.append(MergeConflict(objectID: item.id, kind: .updateDelete, fields: fields))
+                return nil
+            case .objectTrump, .overwrite:
+                return try reinsert(item, values: mine, db: db, note: &note)
+            case .storeTrump, .rollback:
+                return .removed(item.id)
+            }
+        }
+        let write: [Int]
+        switch policy {
+        case .error:
+            conflicts.append(MergeConflict(objectID: item.id, kind: .updateUpdate, fields: fields))
+            return nil
+        case .objectTrump:
+            write = changed
+        case .storeTrump:
+            // Keep my change only where the store still has the value my edit started from.
+            write = changed.filter { theirs[$0] == original[$0] }
+        case .overwrite:
+            let keyColumns = Set(entity.table.keyColumnIndexes)
+            write = entity.writableColumns.filter { !keyColumns.contains($0) }
+        case .rollback:
+            write = []
+        }
+        guard !write.isEmpty else {
+            return .stored(item.id, newID: item.id, columns: theirs)
+        }
+        let sql = SaveStatements.update(entity, setting: write, conditional: false)
+        guard let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: write.map { mine[$0] } + key).first else {
+            return .removed(item.id)
+        }
+        note.note(updated: item.id)
+        return .stored(item.id, newID: item.id, columns: Array(row[entity.table.keyWidth...]))
+    }
+
+    // MARK: - Inserts
+
+    private func insert(_ item: Item, db: Database, note: inout WriteAnnotation) throws -> Outcome {
+        let entity = item.entity
+        let columns = entity.writableColumns.filter { item.object.edits[$0] != nil }
+        let values = columns.map { item.object.edits[$0]!.value }
+        let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns)).fetchValueRows(arguments: values)[0]
+        let permanent = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
+        note.note(inserted: permanent)
+        note.permanentIDs[item.id] = permanent
+        return .stored(item.id, newID: permanent, columns: Array(row[entity.table.keyWidth...]))
+    }
+
+    /// Writes a row deleted elsewhere back under its old key.
+    private func reinsert(_ item: Item, values: [Value], db: Database, note: inout WriteAnnotation) throws -> Outcome {
+        let entity = item.entity
+        let key = item.id.primaryKeyValues ?? []
+        var rowid: String?
+        var arguments: [Value] = []
+        // Key columns are among the writable columns and carry the old key; an implicit rowid
+        // is written explicitly.
+        let columns = entity.writableColumns
+        if case .implicitRowid(let accessor) = entity.table.primaryKey {
+            rowid = accessor
+            arguments = key
+        }
+        arguments += columns.map { values[$0] }
+        let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, rowid: rowid))
+            .fetchValueRows(arguments: arguments)[0]
+        note.note(inserted: item.id)
+        return .stored(item.id, newID: item.id, columns: Array(row[entity.table.keyWidth...]))
+    }
+
+    // MARK: - Conflicts
+
+    private func readRow(_ id: ObjectID, entity: Entity, db: Database) throws -> [Value]? {
+        let rows = try db.cachedStatement(sql: SaveStatements.selectRow(entity)).fetchValueRows(arguments: id.primaryKeyValues ?? [])
+        return rows.first.map { Array($0[entity.table.keyWidth...]) }
+    }
+
+    private func conflictFields(entity: Entity, original: [Value], mine: [Value], theirs: [Value]?) -> [MergeConflict.Field] {
+        entity.writableColumns.compactMap { column in
+            let field = MergeConflict.Field(
+                name: entity.table.columns[column].name, original: original[column], mine: mine[column], theirs: theirs?[column])
+            return field.changedByMe || field.changedByThem ? field : nil
+        }
+    }
+}

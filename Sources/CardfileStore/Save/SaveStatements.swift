@@ -1,0 +1,54 @@
+import GRDB
+
+/// The SQL a save runs, per entity. Identifiers are quoted; every value is a `?` argument.
+///
+/// Conflict checks compare with `IS` (NULL-safe) under BINARY collation, so a change that a
+/// column's NOCASE collation would call equal (`abc` → `ABC`) is still seen.
+enum SaveStatements {
+    /// `DELETE ... WHERE key AND each checked column IS its base`. Arguments: key, bases.
+    static func conditionalDelete(_ entity: Entity) -> String {
+        "DELETE FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)\(checks(entity))"
+    }
+
+    /// `DELETE ... WHERE key`. Arguments: key.
+    static func delete(_ entity: Entity) -> String {
+        "DELETE FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)"
+    }
+
+    /// `UPDATE ... SET columns WHERE key [AND checks] RETURNING row`.
+    /// Arguments: set values, key, then (when conditional) the checked values.
+    static func update(_ entity: Entity, setting columns: [Int], conditional: Bool) -> String {
+        let table = entity.table
+        var assignments = columns.map { "\(table.columns[$0].name.quotedDatabaseIdentifier) = ?" }
+        if let version = entity.versionColumn, !columns.contains(version) {
+            let name = table.columns[version].name.quotedDatabaseIdentifier
+            assignments.append("\(name) = coalesce(\(name), 0) + 1")
+        }
+        return "UPDATE \(table.quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(table.keyMatchSQL)"
+            + (conditional ? checks(entity) : "") + " RETURNING \(table.selectList)"
+    }
+
+    /// `INSERT ... RETURNING row`. With `rowid`, the implicit rowid is written first
+    /// (re-inserting a row deleted elsewhere under its old identity). Arguments: [rowid,] values.
+    static func insert(_ entity: Entity, columns: [Int], rowid: String? = nil) -> String {
+        let table = entity.table
+        var names = columns.map { table.columns[$0].name.quotedDatabaseIdentifier }
+        if let rowid { names.insert(rowid, at: 0) }
+        guard !names.isEmpty else {
+            return "INSERT INTO \(table.quotedName) DEFAULT VALUES RETURNING \(table.selectList)"
+        }
+        let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        return "INSERT INTO \(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) RETURNING \(table.selectList)"
+    }
+
+    /// `SELECT row WHERE key`. Arguments: key.
+    static func selectRow(_ entity: Entity) -> String {
+        "SELECT \(entity.table.selectList) FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)"
+    }
+
+    private static func checks(_ entity: Entity) -> String {
+        entity.checkedColumns.map {
+            " AND \(entity.table.columns[$0].name.quotedDatabaseIdentifier) IS ? COLLATE BINARY"
+        }.joined()
+    }
+}

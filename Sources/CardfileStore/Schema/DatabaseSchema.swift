@@ -1,0 +1,39 @@
+/// The user tables of a database file, looked up case-insensitively.
+public struct DatabaseSchema: Hashable, Sendable {
+    /// Every user table, in name order.
+    public private(set) var tables: [TableSchema]
+    /// True when the file defines triggers: writes may then change rows nobody named.
+    public var hasTriggers: Bool
+    private var byName: [String: Int]
+
+    public init(tables: [TableSchema], hasTriggers: Bool = false) {
+        self.tables = tables.sorted { $0.name.lowercased() < $1.name.lowercased() }
+        self.hasTriggers = hasTriggers
+        var byName: [String: Int] = [:]
+        for (index, table) in self.tables.enumerated() { byName[table.name.lowercased()] = index }
+        self.byName = byName
+    }
+
+    /// The table named `name`, found case-insensitively.
+    public func table(named name: String) -> TableSchema? {
+        byName[name.lowercased()].map { tables[$0] }
+    }
+
+    /// Tables whose rows may change, without the hooks naming them, when `table` changes:
+    /// `WITHOUT ROWID` tables reached by a cascading foreign key, or every `WITHOUT ROWID`
+    /// table when triggers exist (SQLite reports no row changes for those tables).
+    func silentlyAffectedTables(by table: String) -> Set<String> {
+        let unhooked = tables.filter { !$0.primaryKey.isRowid }
+        if hasTriggers { return Set(unhooked.map(\.name)) }
+        var result: Set<String> = []
+        for child in unhooked {
+            let cascades = child.foreignKeys.contains { key in
+                key.parentTable.lowercased() == table.lowercased()
+                    && (key.onDelete != .noAction && key.onDelete != .restrict
+                        || key.onUpdate != .noAction && key.onUpdate != .restrict)
+            }
+            if cascades { result.insert(child.name) }
+        }
+        return result
+    }
+}

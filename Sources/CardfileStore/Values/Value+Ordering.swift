@@ -1,0 +1,122 @@
+import Foundation
+
+/// A text collating sequence, as SQLite names them.
+///
+/// Ordering in Swift must agree with `ORDER BY` in SQL, because live queries merge rows that
+/// exist only in memory (unsaved inserts) into windows that SQLite sorted. The three built-in
+/// collations are reproduced exactly; any other name (an application-defined collation) is
+/// kept so callers can fall back to asking SQLite.
+public enum Collation: Hashable, Sendable {
+    case binary
+    case nocase
+    case rtrim
+    case custom(String)
+
+    /// Parses a collation name case-insensitively, as SQLite does.
+    public init(name: String) {
+        switch name.uppercased() {
+        case "BINARY": self = .binary
+        case "NOCASE": self = .nocase
+        case "RTRIM": self = .rtrim
+        default: self = .custom(name)
+        }
+    }
+
+    /// The name to use in a `COLLATE` clause.
+    public var name: String {
+        switch self {
+        case .binary: return "BINARY"
+        case .nocase: return "NOCASE"
+        case .rtrim: return "RTRIM"
+        case .custom(let name): return name
+        }
+    }
+
+    /// False for application-defined collations, which Swift cannot reproduce.
+    public var isBuiltIn: Bool {
+        if case .custom = self { return false }
+        return true
+    }
+}
+
+extension Value {
+    /// Rank of a storage class in SQLite's ordering: NULL, then numbers, then text, then blobs.
+    private var classRank: Int {
+        switch self {
+        case .null: return 0
+        case .integer, .real: return 1
+        case .text: return 2
+        case .blob: return 3
+        }
+    }
+
+    /// Compares two values the way SQLite's `ORDER BY` does: NULLs first, numbers by value
+    /// (integers and reals compared exactly), text by the collation, blobs by `memcmp`.
+    ///
+    /// Returns a negative number, zero or a positive number. A custom collation is compared
+    /// as binary; callers that need exactness for those ask SQLite instead.
+    public static func compare(_ lhs: Value, _ rhs: Value, collation: Collation = .binary) -> Int {
+        let (left, right) = (lhs.classRank, rhs.classRank)
+        if left != right { return left < right ? -1 : 1 }
+        switch (lhs, rhs) {
+        case (.null, .null):
+            return 0
+        case (.integer(let a), .integer(let b)):
+            return a == b ? 0 : (a < b ? -1 : 1)
+        case (.real(let a), .real(let b)):
+            return a == b ? 0 : (a < b ? -1 : 1)
+        case (.integer(let a), .real(let b)):
+            return -compareReal(b, withInteger: a)
+        case (.real(let a), .integer(let b)):
+            return compareReal(a, withInteger: b)
+        case (.text(let a), .text(let b)):
+            return compareText(a, b, collation: collation)
+        case (.blob(let a), .blob(let b)):
+            return compareBytes(Array(a), Array(b))
+        default:
+            return 0
+        }
+    }
+
+    /// Compares a real with an integer without the rounding a plain conversion would cause
+    /// for integers beyond 2^53.
+    private static func compareReal(_ real: Double, withInteger integer: Int64) -> Int {
+        if real.isNaN { return -1 }
+        if real < -9.223372036854775808e18 { return -1 }
+        if real >= 9.223372036854775808e18 { return 1 }
+        let truncated = Int64(real.rounded(.towardZero))
+        if truncated != integer { return truncated < integer ? -1 : 1 }
+        let fraction = real - Double(truncated)
+        return fraction == 0 ? 0 : (fraction < 0 ? -1 : 1)
+    }
+
+    private static func compareText(_ a: String, _ b: String, collation: Collation) -> Int {
+        switch collation {
+        case .binary, .custom:
+            return compareBytes(Array(a.utf8), Array(b.utf8))
+        case .nocase:
+            // SQLite's NOCASE folds only the 26 ASCII letters.
+            return compareBytes(a.utf8.map(asciiLowercase), b.utf8.map(asciiLowercase))
+        case .rtrim:
+            return compareBytes(trimmingTrailingSpaces(Array(a.utf8)), trimmingTrailingSpaces(Array(b.utf8)))
+        }
+    }
+
+    private static func asciiLowercase(_ byte: UInt8) -> UInt8 {
+        (byte >= 65 && byte <= 90) ? byte + 32 : byte
+    }
+
+    private static func trimmingTrailingSpaces(_ bytes: [UInt8]) -> [UInt8] {
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 32 { end -= 1 }
+        return Array(bytes[..<end])
+    }
+
+    private static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        let count = min(a.count, b.count)
+        for index in 0..<count where a[index] != b[index] {
+            return a[index] < b[index] ? -1 : 1
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    }
+}
