@@ -32,7 +32,7 @@ extension Container {
             } else if !column.affinity.accepts(value) {
                 failures.append(ValidationFailure(objectID: placeholder, field: column.name, rule: .type(column.affinity), value: value))
             }
-            assignments.append("\(column.name.quotedDatabaseIdentifier) = ?")
+            assignments.append("\(column.name.quotedIdentifier) = ?")
             arguments.append(value)
         }
         guard failures.isEmpty else { throw StoreError.validationFailed(failures) }

@@ -92,8 +92,8 @@ struct FetchQuery {
         width = table.keyWidth
         var arguments: [Value] = []
         let filter = try request.predicate?.sql(for: table)
-        let keyAliases = (0..<width).map { "__cf_k\($0)".quotedDatabaseIdentifier }
-        let columnNames = table.columns.map(\.name.quotedDatabaseIdentifier)
+        let keyAliases = (0..<width).map { "__cf_k\($0)".quotedIdentifier }
+        let columnNames = table.columns.map(\.name.quotedIdentifier)
 
         var source: String
         var ids: [ObjectID] = []

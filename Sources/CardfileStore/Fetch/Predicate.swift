@@ -40,7 +40,7 @@ public indirect enum Predicate: Hashable, Sendable {
         guard let column = table.column(named: name) else {
             throw StoreError.noSuchField(table: table.name, field: name)
         }
-        return column.name.quotedDatabaseIdentifier
+        return column.name.quotedIdentifier
     }
 
     private func render(_ table: TableSchema, _ arguments: inout [Value]) throws(StoreError) -> String {

@@ -50,7 +50,7 @@ extension TableSchema {
                 throw StoreError.noSuchField(table: name, field: descriptor.column)
             }
             seen.insert(column.name.lowercased())
-            var term = column.name.quotedDatabaseIdentifier
+            var term = column.name.quotedIdentifier
             if let collation = descriptor.collation { term += " COLLATE \(collation.name)" }
             terms.append(term + (descriptor.ascending ? " ASC" : " DESC"))
         }

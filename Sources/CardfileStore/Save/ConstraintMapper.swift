@@ -41,7 +41,7 @@ enum ConstraintMapper {
         case .SQLITE_CONSTRAINT_FOREIGNKEY:
             switch operation {
             case .write(let values):
-                return missingParents(id: id, table: table, values: values, db: db)
+                return missingParents(id: id, table: table, values: values, db: db, schema: schema)
             case .delete(let key):
                 return referringChildren(id: id, table: table, key: key, db: db, schema: schema)
             }
@@ -63,20 +63,20 @@ enum ConstraintMapper {
         sql.split(whereSeparator: \.isWhitespace).joined(separator: " ").lowercased()
     }
 
-    private static func missingParents(id: ObjectID, table: TableSchema, values: [Value], db: Database) -> [ValidationFailure] {
+    private static func missingParents(id: ObjectID, table: TableSchema, values: [Value], db: Database, schema: DatabaseSchema) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         for key in table.foreignKeys {
             let childValues = key.columns.compactMap { table.columnIndex(named: $0).map { values[$0] } }
             guard childValues.count == key.columns.count, !childValues.contains(where: \.isNull) else { continue }
             let parentColumns: [String]
             if key.parentColumns.contains(where: { $0 == nil }) {
-                parentColumns = (try? db.primaryKey(key.parentTable).columns) ?? []
+                parentColumns = schema.table(named: key.parentTable)?.primaryKey.columnNames ?? []
             } else {
                 parentColumns = key.parentColumns.compactMap { $0 }
             }
             guard parentColumns.count == childValues.count else { continue }
-            let condition = parentColumns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
-            let sql = "SELECT 1 FROM \(key.parentTable.quotedDatabaseIdentifier) WHERE \(condition) LIMIT 1"
+            let condition = parentColumns.map { "\($0.quotedIdentifier) = ?" }.joined(separator: " AND ")
+            let sql = "SELECT 1 FROM \(key.parentTable.quotedIdentifier) WHERE \(condition) LIMIT 1"
             let exists = (try? Row.fetchOne(db, sql: sql, arguments: childValues.statementArguments)) != nil
             if !exists {
                 failures.append(ValidationFailure(
@@ -100,7 +100,7 @@ enum ConstraintMapper {
                 let parentColumns = foreign.parentColumns.enumerated().map { $0.element ?? (ownKey.indices.contains($0.offset) ? ownKey[$0.offset] : "rowid") }
                 guard let row else { continue }
                 let parentValues: [Value] = parentColumns.map { Value((row[$0] as DatabaseValue?) ?? .null) }
-                let condition = foreign.columns.map { "\($0.quotedDatabaseIdentifier) = ?" }.joined(separator: " AND ")
+                let condition = foreign.columns.map { "\($0.quotedIdentifier) = ?" }.joined(separator: " AND ")
                 let sql = "SELECT 1 FROM \(child.quotedName) WHERE \(condition) LIMIT 1"
                 if (try? Row.fetchOne(db, sql: sql, arguments: parentValues.statementArguments)) != nil {
                     failures.append(ValidationFailure(objectID: id, field: nil, rule: .referenced(by: child.name), value: nil))

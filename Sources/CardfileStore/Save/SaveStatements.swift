@@ -19,9 +19,9 @@ enum SaveStatements {
     /// Arguments: set values, key, then (when conditional) the checked values.
     static func update(_ entity: Entity, setting columns: [Int], conditional: Bool) -> String {
         let table = entity.table
-        var assignments = columns.map { "\(table.columns[$0].name.quotedDatabaseIdentifier) = ?" }
+        var assignments = columns.map { "\(table.columns[$0].name.quotedIdentifier) = ?" }
         if let version = entity.versionColumn, !columns.contains(version) {
-            let name = table.columns[version].name.quotedDatabaseIdentifier
+            let name = table.columns[version].name.quotedIdentifier
             assignments.append("\(name) = coalesce(\(name), 0) + 1")
         }
         return "UPDATE \(table.quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(table.keyMatchSQL)"
@@ -32,7 +32,7 @@ enum SaveStatements {
     /// (re-inserting a row deleted elsewhere under its old identity). Arguments: [rowid,] values.
     static func insert(_ entity: Entity, columns: [Int], rowid: String? = nil) -> String {
         let table = entity.table
-        var names = columns.map { table.columns[$0].name.quotedDatabaseIdentifier }
+        var names = columns.map { table.columns[$0].name.quotedIdentifier }
         if let rowid { names.insert(rowid, at: 0) }
         guard !names.isEmpty else {
             return "INSERT INTO \(table.quotedName) DEFAULT VALUES RETURNING \(table.selectList)"
@@ -48,7 +48,7 @@ enum SaveStatements {
 
     private static func checks(_ entity: Entity) -> String {
         entity.checkedColumns.map {
-            " AND \(entity.table.columns[$0].name.quotedDatabaseIdentifier) IS ? COLLATE BINARY"
+            " AND \(entity.table.columns[$0].name.quotedIdentifier) IS ? COLLATE BINARY"
         }.joined()
     }
 }

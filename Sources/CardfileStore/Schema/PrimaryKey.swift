@@ -18,9 +18,9 @@ public enum PrimaryKey: Hashable, Sendable {
     /// The SQL expressions that select the key, in key order.
     public var keyExpressions: [String] {
         switch self {
-        case .rowidAlias(let column): return [column.quotedDatabaseIdentifier]
+        case .rowidAlias(let column): return [column.quotedIdentifier]
         case .implicitRowid(let accessor): return [accessor]
-        case .columns(let columns), .withoutRowid(let columns): return columns.map(\.quotedDatabaseIdentifier)
+        case .columns(let columns), .withoutRowid(let columns): return columns.map(\.quotedIdentifier)
         case .unidentifiable: return []
         }
     }

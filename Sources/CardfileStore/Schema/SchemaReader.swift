@@ -42,11 +42,11 @@ enum SchemaReader {
                 strict: strict))
         }
 
-        let primaryKey = try readPrimaryKey(db, table: name, columns: columns, withoutRowid: withoutRowid)
-
         var uniqueIndexes: [UniqueIndex] = []
         var indexes: [IndexDescription] = []
-        for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\", partial FROM pragma_index_list(?)", arguments: [name]) {
+        var hasKeyIndex = false
+        for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\", origin, partial FROM pragma_index_list(?)", arguments: [name]) {
+            if index["origin"] == "pk" { hasKeyIndex = true }
             let indexName: String = index["name"]
             let keyColumns = try Row.fetchAll(
                 db, sql: "SELECT name, \"desc\", coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno",
@@ -79,6 +79,7 @@ enum SchemaReader {
             foreignKeys[id]!.parentColumns.append(to)
         }
 
+        let primaryKey = readPrimaryKey(columns: columns, withoutRowid: withoutRowid, hasKeyIndex: hasKeyIndex)
         return TableSchema(
             name: name, columns: columns, primaryKey: primaryKey,
             uniqueIndexes: uniqueIndexes, indexes: indexes,
@@ -87,16 +88,18 @@ enum SchemaReader {
             isWithoutRowid: withoutRowid, isStrict: strict)
     }
 
-    private static func readPrimaryKey(_ db: Database, table: String, columns: [ColumnDescription], withoutRowid: Bool) throws -> PrimaryKey {
+    /// A rowid table's single `INTEGER` primary key column aliases the rowid, except in the
+    /// one case where SQLite builds a separate index for it (`INTEGER PRIMARY KEY DESC`): so a
+    /// key is an alias exactly when no index of origin `pk` exists.
+    private static func readPrimaryKey(columns: [ColumnDescription], withoutRowid: Bool, hasKeyIndex: Bool) -> PrimaryKey {
         let keyColumns = columns
             .filter { $0.primaryKeyPosition != nil }
             .sorted { $0.primaryKeyPosition! < $1.primaryKeyPosition! }
-            .map(\.name)
-        if withoutRowid { return .withoutRowid(keyColumns) }
-        // GRDB knows SQLite's rules for which INTEGER PRIMARY KEY columns alias the rowid.
-        let info = try db.primaryKey(table)
-        if let alias = info.rowIDColumn { return .rowidAlias(column: alias) }
-        if !keyColumns.isEmpty { return .columns(keyColumns) }
+        if withoutRowid { return .withoutRowid(keyColumns.map(\.name)) }
+        if keyColumns.count == 1, keyColumns[0].declaredType.uppercased() == "INTEGER", !hasKeyIndex {
+            return .rowidAlias(column: keyColumns[0].name)
+        }
+        if !keyColumns.isEmpty { return .columns(keyColumns.map(\.name)) }
         let taken = Set(columns.map { $0.name.lowercased() })
         if let accessor = ["rowid", "_rowid_", "oid"].first(where: { !taken.contains($0) }) {
             return .implicitRowid(accessor: accessor)

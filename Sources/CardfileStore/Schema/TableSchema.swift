@@ -48,7 +48,7 @@ public struct TableSchema: Hashable, Sendable {
     }
 
     /// The quoted table name, ready for SQL.
-    public var quotedName: String { name.quotedDatabaseIdentifier }
+    public var quotedName: String { name.quotedIdentifier }
 
     /// Positions of the key columns within ``columns``; empty for an implicit rowid.
     var keyColumnIndexes: [Int] {
@@ -58,7 +58,7 @@ public struct TableSchema: Hashable, Sendable {
     /// The select list `key..., columns...` used for every read of whole rows: the first
     /// `keyWidth` values of a row are the key, the rest align with ``columns``.
     var selectList: String {
-        (primaryKey.keyExpressions + columns.map(\.name.quotedDatabaseIdentifier)).joined(separator: ", ")
+        (primaryKey.keyExpressions + columns.map(\.name.quotedIdentifier)).joined(separator: ", ")
     }
 
     /// The number of key values at the start of a row read with ``selectList``.
