@@ -21,7 +21,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "cardfile-bench",
-            dependencies: ["CardfileStore"]
+            dependencies: [
+                "CardfileStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(
             name: "CardfileStoreTests",

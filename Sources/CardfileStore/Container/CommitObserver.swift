@@ -8,13 +8,13 @@ struct WriteAnnotation {
     var updated: Set<ObjectID> = []
     var deleted: Set<ObjectID> = []
     var permanentIDs: [ObjectID: ObjectID] = [:]
-    /// Row changes the code made itself, per lowercased table name, to tell cascades apart.
+    /// Row changes the code made itself, per table (schema spelling), to tell cascades apart.
     var rowChanges: [String: Int] = [:]
 
     mutating func note(inserted id: ObjectID) { inserted.insert(id); count(id.table) }
     mutating func note(updated id: ObjectID) { updated.insert(id); count(id.table) }
     mutating func note(deleted id: ObjectID) { deleted.insert(id); count(id.table) }
-    private mutating func count(_ table: String) { rowChanges[table.lowercased(), default: 0] += 1 }
+    private mutating func count(_ table: String) { rowChanges[table, default: 0] += 1 }
 }
 
 /// Turns each commit on the writer connection into one ``ContextDidSave``.
@@ -45,7 +45,8 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        let table = event.tableName.lowercased()
+        // SQLite names the table as the schema spells it.
+        let table = event.tableName
         switch event.kind {
         case .insert: changes[table, default: RowChanges()].inserted.insert(event.rowID)
         case .update: changes[table, default: RowChanges()].updated.insert(event.rowID)
@@ -64,16 +65,16 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
         var deleted = note.deleted
         var invalidated: Set<String> = []
         var touched: Set<String> = Set(note.rowChanges.keys)
-        for (lowered, rows) in hooked {
-            guard let table = schema.table(named: lowered) else { continue }
-            touched.insert(lowered)
+        for (name, rows) in hooked {
+            guard let table = schema.table(named: name) else { continue }
+            touched.insert(table.name)
             if table.primaryKey.isRowid {
                 for rowid in rows.inserted { inserted.insert(ObjectID(table: table.name, rowid: rowid)) }
                 for rowid in rows.deleted { deleted.insert(ObjectID(table: table.name, rowid: rowid)) }
                 for rowid in rows.updated where !rows.inserted.contains(rowid) {
                     updated.insert(ObjectID(table: table.name, rowid: rowid))
                 }
-            } else if rows.count > note.rowChanges[lowered, default: 0] {
+            } else if rows.count > note.rowChanges[table.name, default: 0] {
                 invalidated.insert(table.name)
             }
         }

@@ -37,7 +37,10 @@ final class StoreCore: Sendable {
             throw StoreError.noSuchTable(described[name]!.table)
         }
         for table in schema.tables {
-            entities[table.name.lowercased()] = try Entity(table: table, description: described[table.name.lowercased()])
+            let entity = try Entity(table: table, description: described[table.name.lowercased()])
+            // Keyed by the exact name (what ObjectIDs carry) and the lowercased one (for callers).
+            entities[table.name] = entity
+            entities[table.name.lowercased()] = entity
         }
         self.entities = entities
         monitor = try ExternalChangeMonitor(path: path, writer: writer)
@@ -53,6 +56,7 @@ final class StoreCore: Sendable {
 
     /// The entity for a table, found case-insensitively.
     func entity(_ table: String) throws(StoreError) -> Entity {
+        if let entity = entities[table] { return entity }
         guard let entity = entities[table.lowercased()] else { throw StoreError.noSuchTable(table) }
         return entity
     }

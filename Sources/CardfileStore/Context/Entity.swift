@@ -1,8 +1,9 @@
 /// A table together with its entity description: the field layout every context uses.
 ///
 /// Fields are the table's columns in schema order followed by the transient fields; a field
-/// index below ``columnCount`` is persistent.
-struct Entity: Sendable {
+/// index below ``columnCount`` is persistent. Entities are built once per container and shared
+/// by reference (saves look them up for every object).
+final class Entity: Sendable {
     let table: TableSchema
     let fieldNames: [String]
     let rules: [Int: [EntityDescription.FieldRule]]
@@ -11,7 +12,20 @@ struct Entity: Sendable {
     let writableColumns: [Int]
     /// Columns an update or delete compares with its snapshot to detect a conflict.
     let checkedColumns: [Int]
+    /// ` AND "c" IS ? COLLATE BINARY ...` for the checked columns.
+    let checksSQL: String
+    let columnCount: Int
+    /// True when some column is generated, so written rows must be read back.
+    let hasGeneratedColumns: Bool
     private let fieldPositions: [String: Int]
+    /// Built UPDATE statements by the set of columns they write (one entry per edit shape).
+    private let updateSQLCache = Locked<[UpdateShape: String]>([:])
+
+    struct UpdateShape: Hashable {
+        let columns: [Int]
+        let conditional: Bool
+        let returning: Bool
+    }
 
     init(table: TableSchema, description: EntityDescription?) throws(StoreError) {
         self.table = table
@@ -43,16 +57,25 @@ struct Entity: Sendable {
         }
 
         let keyColumns = Set(table.keyColumnIndexes)
-        writableColumns = table.columns.indices.filter { table.columns[$0].isWritable }
-        if let versionColumn {
-            checkedColumns = [versionColumn]
-        } else {
-            checkedColumns = writableColumns.filter { !keyColumns.contains($0) }
-        }
+        let writable = table.columns.indices.filter { table.columns[$0].isWritable }
+        writableColumns = writable
+        let checked = versionColumn.map { [$0] } ?? writable.filter { !keyColumns.contains($0) }
+        checkedColumns = checked
+        checksSQL = checked.map { " AND \(table.quotedColumnNames[$0]) IS ? COLLATE BINARY" }.joined()
+        columnCount = table.columns.count
+        hasGeneratedColumns = table.columns.contains { $0.generation != .none }
+    }
+
+    /// The UPDATE for a set of columns, built once per shape.
+    func updateSQL(setting columns: [Int], conditional: Bool, returning: Bool) -> String {
+        let shape = UpdateShape(columns: columns, conditional: conditional, returning: returning)
+        if let sql = updateSQLCache.withLock({ $0[shape] }) { return sql }
+        let sql = SaveStatements.update(self, setting: columns, conditional: conditional, returning: returning)
+        updateSQLCache.withLock { $0[shape] = sql }
+        return sql
     }
 
     var name: String { table.name }
-    var columnCount: Int { table.columns.count }
 
     func fieldIndex(named name: String) -> Int? {
         fieldPositions[name.lowercased()]

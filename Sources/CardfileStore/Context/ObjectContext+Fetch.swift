@@ -49,7 +49,7 @@ extension ObjectContext {
         let transient = Array(repeating: Value.null, count: entity.fieldNames.count - entity.columnCount)
         var object = ManagedObject(snapshot: stored + transient)
         object.version = state.changeCount
-        state.objects[id] = object
+        state.register(object, for: id)
         return object
     }
 
@@ -57,7 +57,7 @@ extension ObjectContext {
     func pendingRows(for entity: Entity) throws(StoreError) -> [ObjectID: PendingRow] {
         var rows = try parent?.pendingRows(for: entity) ?? [:]
         try withState { state in
-            for (id, object) in state.objects where id.table == entity.name {
+            for (id, object) in state.dirtyObjects where id.table == entity.name {
                 if object.isDeleted {
                     rows[id] = PendingRow(columns: object.columnValues(entity: entity), isDeleted: true)
                 } else if object.isInserted || !object.persistentChanges(entity: entity).isEmpty {

@@ -17,7 +17,7 @@ extension ObjectContext {
         var object = ManagedObject(snapshot: source.values)
         object.sourceVersion = source.version
         object.version = state.changeCount
-        state.objects[id] = object
+        state.register(object, for: id)
         return object
     }
 
@@ -78,7 +78,7 @@ extension ObjectContext {
                     var object = ManagedObject(snapshot: source.values)
                     object.sourceVersion = source.version
                     object.version = state.changeCount
-                    state.objects[id] = object
+                    state.register(object, for: id)
                 }
             }
             var result: [ObjectID: SourceObject] = [:]
@@ -106,22 +106,20 @@ extension ObjectContext {
     private func apply(_ events: [ContextDidSave], to state: inout ContextState, db: Database?) throws {
         for event in events {
             for (temporary, permanent) in event.permanentIDs {
-                if let object = state.objects.removeValue(forKey: temporary) {
+                if let object = state.take(temporary) {
                     state.store(object, for: permanent)
                 }
             }
         }
         guard parent == nil, automaticallyMergesChanges else { return }
-        var targets: Set<ObjectID> = []
-        var invalidated: Set<String> = []
-        for event in events {
-            targets.formUnion(event.updated)
-            targets.formUnion(event.deleted)
-            invalidated.formUnion(event.invalidatedTables.map { $0.lowercased() })
-        }
+        // Look each registered object up in the events rather than merging the events' sets:
+        // a batch names every row it touched, the context holds a few of them.
         let ids = state.objects.compactMap { id, object -> ObjectID? in
             guard !object.isInserted else { return nil }
-            return targets.contains(id) || invalidated.contains(id.table.lowercased()) ? id : nil
+            let named = events.contains { event in
+                event.updated.contains(id) || event.deleted.contains(id) || event.invalidatedTables.contains(id.table)
+            }
+            return named ? id : nil
         }
         guard !ids.isEmpty else { return }
         let fresh = try loadFromSource(ids, db: db)
@@ -139,8 +137,7 @@ extension ObjectContext {
         guard var object = state.objects[id] else { return }
         guard let source else {
             if object.isDeleted || !object.hasPersistentChanges(entity: entity) {
-                state.objects.removeValue(forKey: id)
-                state.bump()
+                state.remove(id)
             } else if !object.isDeletedElsewhere {
                 object.isDeletedElsewhere = true
                 state.store(object, for: id)
@@ -157,7 +154,7 @@ extension ObjectContext {
         }
         object.sourceVersion = source.version
         guard changed else {
-            state.objects[id] = object
+            state.register(object, for: id)
             return
         }
         object.snapshot = snapshot

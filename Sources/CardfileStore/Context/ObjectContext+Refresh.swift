@@ -14,20 +14,14 @@ extension ObjectContext {
     /// Snapshots are kept.
     public func rollback() {
         _ = try? withState { state in
-            for (id, object) in state.objects {
-                if object.isInserted {
-                    state.objects.removeValue(forKey: id)
-                    state.bump()
-                } else if object.isDeleted || !object.edits.isEmpty || object.isDeletedElsewhere {
+            for (id, object) in state.dirtyObjects {
+                if object.isInserted || object.isDeletedElsewhere {
+                    state.remove(id)
+                } else {
                     var clean = object
                     clean.edits = [:]
                     clean.deletionBase = nil
-                    if object.isDeletedElsewhere {
-                        state.objects.removeValue(forKey: id)
-                        state.bump()
-                    } else {
-                        state.store(clean, for: id)
-                    }
+                    state.store(clean, for: id)
                 }
             }
         }
@@ -36,8 +30,7 @@ extension ObjectContext {
     /// Forgets every registered object and pending change.
     public func reset() {
         _ = try? withState { state in
-            state.objects.removeAll()
-            state.bump()
+            state.removeAll()
         }
     }
 
@@ -52,13 +45,13 @@ extension ObjectContext {
                 var clean = object
                 clean.edits = [:]
                 clean.deletionBase = nil
-                state.objects[id] = clean
+                state.register(clean, for: id)
             }
             let source = try loadFromSource([id], db: nil)[id]
             if mergeChanges || source != nil {
                 merge(id, source: source, entity: entity, into: &state)
             } else {
-                state.objects.removeValue(forKey: id)
+                state.remove(id)
             }
             state.bump()
         }

@@ -48,18 +48,17 @@ extension ObjectContext {
     }
 
     private func childChanges(_ state: ContextState) -> [ChildChange] {
-        state.objects
-            .filter { $0.value.isInserted || $0.value.isDeleted || !$0.value.edits.isEmpty }
-            .map { ChildChange(id: $0.key, object: $0.value) }
+        state.dirtyObjects
+            .filter { $0.object.isInserted || $0.object.isDeleted || !$0.object.edits.isEmpty }
+            .map { ChildChange(id: $0.id, object: $0.object) }
             .sorted { $0.object.insertSequence < $1.object.insertSequence }
     }
 
     /// After a child's save: its objects match what the parent now holds.
     private func markSavedIntoParent(_ state: inout ContextState, parent: ObjectContext) throws {
-        for (id, object) in state.objects where object.isInserted || object.isDeleted || !object.edits.isEmpty {
+        for (id, object) in state.dirtyObjects where object.isInserted || object.isDeleted || !object.edits.isEmpty {
             if object.isDeleted {
-                state.objects.removeValue(forKey: id)
-                state.bump()
+                state.remove(id)
                 continue
             }
             let entity = try core.entity(id.table)
@@ -71,7 +70,11 @@ extension ObjectContext {
         let ids = Array(state.objects.keys)
         if let (count, sources) = try parent.sourceObjects(ids, ifChangedSince: nil) {
             state.parentChangeCount = count
-            for (id, source) in sources { state.objects[id]?.sourceVersion = source.version }
+            for (id, source) in sources {
+                guard var object = state.objects[id] else { continue }
+                object.sourceVersion = source.version
+                state.register(object, for: id)
+            }
         }
     }
 
@@ -102,8 +105,7 @@ extension ObjectContext {
                 }
                 if child.isDeleted {
                     if object.isInserted {
-                        state.objects.removeValue(forKey: change.id)
-                        state.bump()
+                        state.remove(change.id)
                         continue
                     }
                     let childBases = child.deletionBase ?? child.baseValues(entity: entity)

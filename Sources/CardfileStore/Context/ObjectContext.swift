@@ -170,8 +170,7 @@ public final class ObjectContext: @unchecked Sendable {
                 throw StoreError.noSuchObject(id)
             }
             if object.isInserted {
-                state.objects.removeValue(forKey: id)
-                state.bump()
+                state.remove(id)
                 return
             }
             if !object.isDeleted {
@@ -200,26 +199,26 @@ public final class ObjectContext: @unchecked Sendable {
 
     /// Objects inserted and not yet saved.
     public var insertedObjects: Set<ObjectID> {
-        (try? withState { Set($0.objects.filter { $0.value.isInserted }.keys) }) ?? []
+        (try? withState { Set($0.dirtyObjects.filter { $0.object.isInserted }.map(\.id)) }) ?? []
     }
 
     /// Objects with changed fields (persistent or transient) and not inserted or deleted.
     public var updatedObjects: Set<ObjectID> {
         (try? withState { state in
-            Set(state.objects.filter { !$0.value.isInserted && !$0.value.isDeleted && $0.value.edits.keys.contains(where: $0.value.isChanged) }.keys)
+            Set(state.dirtyObjects.filter { !$0.object.isInserted && !$0.object.isDeleted && $0.object.edits.keys.contains(where: $0.object.isChanged) }.map(\.id))
         }) ?? []
     }
 
     /// Objects marked for deletion.
     public var deletedObjects: Set<ObjectID> {
-        (try? withState { Set($0.objects.filter { $0.value.isDeleted }.keys) }) ?? []
+        (try? withState { Set($0.dirtyObjects.filter { $0.object.isDeleted }.map(\.id)) }) ?? []
     }
 
     /// True when anything is pending: inserts, deletes, or any edit, transient ones and
     /// fields edited back to their value included.
     public var hasChanges: Bool {
         (try? withState { state in
-            state.objects.values.contains { $0.isInserted || $0.isDeleted || !$0.edits.isEmpty }
+            state.dirtyObjects.contains { $0.object.isInserted || $0.object.isDeleted || !$0.object.edits.isEmpty }
         }) ?? false
     }
 
@@ -227,9 +226,7 @@ public final class ObjectContext: @unchecked Sendable {
     /// value differs from the value their edit started from. Transient fields and fields edited
     /// back do not count.
     public var hasPersistentChanges: Bool {
-        (try? withState { state in
-            try state.objects.contains { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
-        }) ?? false
+        (try? withState { state in try RootSave.hasWork(state, core: core) }) ?? false
     }
 
     /// The new values of the object's changed fields (transient ones included).
@@ -283,8 +280,13 @@ extension ObjectContext: SaveEventSink {
 }
 
 /// Everything a context knows, guarded by its lock.
+///
+/// Objects change only through the methods below, which keep ``dirty`` (the objects with
+/// anything pending) exact, so saves and change queries never scan clean objects.
 struct ContextState {
-    var objects: [ObjectID: ManagedObject] = [:]
+    private(set) var objects: [ObjectID: ManagedObject] = [:]
+    /// Objects with edits, inserts, deletes or a vanished row.
+    private(set) var dirty: Set<ObjectID> = []
     /// Bumped on every change; stamps objects' versions.
     var changeCount: UInt64 = 1
     /// For a child: the parent's change counter when it last synchronised.
@@ -299,6 +301,40 @@ struct ContextState {
         bump()
         var object = object
         object.version = changeCount
+        register(object, for: id)
+    }
+
+    /// Stores an object without marking a change (registration, bookkeeping).
+    mutating func register(_ object: ManagedObject, for id: ObjectID) {
         objects[id] = object
+        if object.isInserted || object.isDeleted || object.isDeletedElsewhere || !object.edits.isEmpty {
+            dirty.insert(id)
+        } else {
+            dirty.remove(id)
+        }
+    }
+
+    /// Forgets an object, marking a change.
+    mutating func remove(_ id: ObjectID) {
+        guard objects.removeValue(forKey: id) != nil else { return }
+        dirty.remove(id)
+        bump()
+    }
+
+    /// Removes and returns an object without marking a change (it is about to be stored again).
+    mutating func take(_ id: ObjectID) -> ManagedObject? {
+        dirty.remove(id)
+        return objects.removeValue(forKey: id)
+    }
+
+    mutating func removeAll() {
+        objects.removeAll()
+        dirty.removeAll()
+        bump()
+    }
+
+    /// The dirty objects, as pairs.
+    var dirtyObjects: [(id: ObjectID, object: ManagedObject)] {
+        dirty.compactMap { id in objects[id].map { (id, $0) } }
     }
 }

@@ -30,7 +30,7 @@ struct RootSave {
 
     /// True when the state holds anything a save would write.
     static func hasWork(_ state: ContextState, core: StoreCore) throws -> Bool {
-        try state.objects.contains { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
+        try state.dirtyObjects.contains { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
     }
 
     func run(_ state: inout ContextState) throws {
@@ -48,10 +48,9 @@ struct RootSave {
         for outcome in outcomes {
             switch outcome {
             case .removed(let id):
-                state.objects.removeValue(forKey: id)
-                state.bump()
+                state.remove(id)
             case .stored(let id, let newID, let columns):
-                guard let old = state.objects.removeValue(forKey: id) else { continue }
+                guard let old = state.take(id) else { continue }
                 let entity = try core.entity(id.table)
                 let transient = (entity.columnCount..<entity.fieldNames.count).map { old.value($0, entity: entity) }
                 state.store(ManagedObject(snapshot: columns + transient), for: newID)
@@ -62,7 +61,7 @@ struct RootSave {
 
     /// After a save, transient edits become the object's in-memory values.
     private func foldTransientEdits(_ state: inout ContextState) throws {
-        for (id, object) in state.objects where !object.edits.isEmpty && !object.isInserted && !object.isDeleted {
+        for (id, object) in state.dirtyObjects where !object.edits.isEmpty && !object.isInserted && !object.isDeleted {
             let entity = try core.entity(id.table)
             guard object.persistentChanges(entity: entity).isEmpty, var snapshot = object.snapshot else { continue }
             for (field, edit) in object.edits { snapshot[field] = edit.value }
@@ -77,7 +76,7 @@ struct RootSave {
         var deletes: [Item] = []
         var updates: [Item] = []
         var inserts: [Item] = []
-        for (id, object) in state.objects {
+        for (id, object) in state.dirtyObjects {
             let entity = try core.entity(id.table)
             let item = Item(id: id, entity: entity, object: object)
             if object.isDeleted {
@@ -174,11 +173,28 @@ struct RootSave {
         let changed = object.persistentChanges(entity: entity)
         let mine = object.columnValues(entity: entity)
         if !object.isDeletedElsewhere {
-            let sql = SaveStatements.update(entity, setting: changed, conditional: true)
             let arguments = changed.map { mine[$0] } + key + object.updateCheckValues(entity: entity)
-            if let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: arguments).first {
-                note.note(updated: item.id)
-                return .stored(item.id, newID: item.id, columns: Array(row[entity.table.keyWidth...]))
+            // When every other column matched its snapshot and SQLite stores the new values as
+            // given, the written row is exactly `mine`: no need to read it back. Generated and
+            // version columns, and values the column's affinity converts, need RETURNING;
+            // triggers may change the row after the statement, so then it is re-read.
+            let known = entity.versionColumn == nil && !entity.hasGeneratedColumns
+                && changed.allSatisfy { entity.table.columns[$0].affinity.storesUnchanged(mine[$0]) }
+            if known {
+                let statement = try db.cachedStatement(sql: entity.updateSQL(setting: changed, conditional: true, returning: false))
+                try statement.execute(arguments: arguments.statementArguments)
+                if db.changesCount > 0 {
+                    note.note(updated: item.id)
+                    let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : mine
+                    return written.map { .stored(item.id, newID: item.id, columns: $0) } ?? .removed(item.id)
+                }
+            } else {
+                let statement = try db.cachedStatement(sql: entity.updateSQL(setting: changed, conditional: true, returning: true))
+                if let row = try statement.fetchValueRows(arguments: arguments).first {
+                    note.note(updated: item.id)
+                    let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : Array(row[entity.table.keyWidth...])
+                    return written.map { .stored(item.id, newID: item.id, columns: $0) } ?? .removed(item.id)
+                }
             }
         }
         let original = object.baseValues(entity: entity)
@@ -214,7 +230,7 @@ struct RootSave {
         guard !write.isEmpty else {
             return .stored(item.id, newID: item.id, columns: theirs)
         }
-        let sql = SaveStatements.update(entity, setting: write, conditional: false)
+        let sql = entity.updateSQL(setting: write, conditional: false, returning: true)
         guard let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: write.map { mine[$0] } + key).first else {
             return .removed(item.id)
         }

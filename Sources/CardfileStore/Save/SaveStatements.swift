@@ -7,7 +7,7 @@ import GRDB
 enum SaveStatements {
     /// `DELETE ... WHERE key AND each checked column IS its base`. Arguments: key, bases.
     static func conditionalDelete(_ entity: Entity) -> String {
-        "DELETE FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)\(checks(entity))"
+        "DELETE FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)\(entity.checksSQL)"
     }
 
     /// `DELETE ... WHERE key`. Arguments: key.
@@ -15,24 +15,24 @@ enum SaveStatements {
         "DELETE FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)"
     }
 
-    /// `UPDATE ... SET columns WHERE key [AND checks] RETURNING row`.
+    /// `UPDATE ... SET columns WHERE key [AND checks] [RETURNING row]`.
     /// Arguments: set values, key, then (when conditional) the checked values.
-    static func update(_ entity: Entity, setting columns: [Int], conditional: Bool) -> String {
+    static func update(_ entity: Entity, setting columns: [Int], conditional: Bool, returning: Bool = true) -> String {
         let table = entity.table
-        var assignments = columns.map { "\(table.columns[$0].name.quotedIdentifier) = ?" }
+        var assignments = columns.map { "\(table.quotedColumnNames[$0]) = ?" }
         if let version = entity.versionColumn, !columns.contains(version) {
-            let name = table.columns[version].name.quotedIdentifier
+            let name = table.quotedColumnNames[version]
             assignments.append("\(name) = coalesce(\(name), 0) + 1")
         }
         return "UPDATE \(table.quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(table.keyMatchSQL)"
-            + (conditional ? checks(entity) : "") + " RETURNING \(table.selectList)"
+            + (conditional ? entity.checksSQL : "") + (returning ? " RETURNING \(table.selectList)" : "")
     }
 
     /// `INSERT ... RETURNING row`. With `rowid`, the implicit rowid is written first
     /// (re-inserting a row deleted elsewhere under its old identity). Arguments: [rowid,] values.
     static func insert(_ entity: Entity, columns: [Int], rowid: String? = nil) -> String {
         let table = entity.table
-        var names = columns.map { table.columns[$0].name.quotedIdentifier }
+        var names = columns.map { table.quotedColumnNames[$0] }
         if let rowid { names.insert(rowid, at: 0) }
         guard !names.isEmpty else {
             return "INSERT INTO \(table.quotedName) DEFAULT VALUES RETURNING \(table.selectList)"
@@ -44,11 +44,5 @@ enum SaveStatements {
     /// `SELECT row WHERE key`. Arguments: key.
     static func selectRow(_ entity: Entity) -> String {
         "SELECT \(entity.table.selectList) FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)"
-    }
-
-    private static func checks(_ entity: Entity) -> String {
-        entity.checkedColumns.map {
-            " AND \(entity.table.columns[$0].name.quotedIdentifier) IS ? COLLATE BINARY"
-        }.joined()
     }
 }

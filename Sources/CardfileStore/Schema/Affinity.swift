@@ -49,6 +49,25 @@ public enum Affinity: String, Hashable, Sendable {
         }
     }
 
+    /// True when SQLite stores `value` in a column of this affinity exactly as given (same
+    /// storage class, same value), so a writer knows the stored row without reading it back.
+    func storesUnchanged(_ value: Value) -> Bool {
+        switch (self, value) {
+        case (_, .null), (_, .blob), (.blob, _):
+            return true
+        case (.integer, .integer), (.numeric, .integer), (.real, .real), (.text, .text):
+            return true
+        case (.integer, .real(let double)), (.numeric, .real(let double)):
+            // An integral real is stored as an integer.
+            return !(double.isFinite && double == double.rounded() && abs(double) < 9.2e18)
+        case (.integer, .text(let text)), (.numeric, .text(let text)), (.real, .text(let text)):
+            // Text that reads as a number is stored as one.
+            return Affinity.numericValue(of: text) == nil
+        case (.real, .integer), (.text, .integer), (.text, .real):
+            return false
+        }
+    }
+
     /// Converts text typed by a person to the value this affinity stores: `"1990"` becomes
     /// `.integer(1990)` in an integer or numeric column, `"2.5"` becomes `.real(2.5)`.
     /// Returns nil when the text is not a number and the column wants one. Empty text is

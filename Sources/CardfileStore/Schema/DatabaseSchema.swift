@@ -1,28 +1,43 @@
 /// The user tables of a database file, looked up case-insensitively.
 public struct DatabaseSchema: Hashable, Sendable {
     /// Every user table, in name order.
-    public private(set) var tables: [TableSchema]
+    public let tables: [TableSchema]
     /// True when the file defines triggers: writes may then change rows nobody named.
-    public var hasTriggers: Bool
-    private var byName: [String: Int]
+    public let hasTriggers: Bool
+    /// Positions by exact name and by lowercased name.
+    private let byName: [String: Int]
+    private let silentlyAffected: [String: Set<String>]
 
     public init(tables: [TableSchema], hasTriggers: Bool = false) {
         self.tables = tables.sorted { $0.name.lowercased() < $1.name.lowercased() }
         self.hasTriggers = hasTriggers
         var byName: [String: Int] = [:]
-        for (index, table) in self.tables.enumerated() { byName[table.name.lowercased()] = index }
+        for (index, table) in self.tables.enumerated() {
+            byName[table.name.lowercased()] = index
+            byName[table.name] = index
+        }
         self.byName = byName
+        var silentlyAffected: [String: Set<String>] = [:]
+        for table in self.tables {
+            silentlyAffected[table.name] = Self.tablesChangedSilently(by: table.name, in: self.tables, hasTriggers: hasTriggers)
+        }
+        self.silentlyAffected = silentlyAffected
     }
 
     /// The table named `name`, found case-insensitively.
     public func table(named name: String) -> TableSchema? {
-        byName[name.lowercased()].map { tables[$0] }
+        (byName[name] ?? byName[name.lowercased()]).map { tables[$0] }
     }
 
     /// Tables whose rows may change, without the hooks naming them, when `table` changes:
     /// `WITHOUT ROWID` tables reached by a cascading foreign key, or every `WITHOUT ROWID`
     /// table when triggers exist (SQLite reports no row changes for those tables).
     func silentlyAffectedTables(by table: String) -> Set<String> {
+        if let known = silentlyAffected[table] { return known }
+        return self.table(named: table).flatMap { silentlyAffected[$0.name] } ?? []
+    }
+
+    private static func tablesChangedSilently(by table: String, in tables: [TableSchema], hasTriggers: Bool) -> Set<String> {
         let unhooked = tables.filter { !$0.primaryKey.isRowid }
         if hasTriggers { return Set(unhooked.map(\.name)) }
         var result: Set<String> = []

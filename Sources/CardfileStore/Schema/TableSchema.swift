@@ -5,17 +5,26 @@ import GRDB
 /// Column lookups are case-insensitive, as SQLite's are. Row values inside the store are
 /// arrays aligned with ``columns``.
 public struct TableSchema: Hashable, Sendable {
-    public var name: String
-    public var columns: [ColumnDescription]
-    public var primaryKey: PrimaryKey
-    public var uniqueIndexes: [UniqueIndex]
-    public var indexes: [IndexDescription]
-    public var foreignKeys: [ForeignKeyDescription]
-    public var checks: [CheckConstraint]
-    public var isWithoutRowid: Bool
-    public var isStrict: Bool
+    public let name: String
+    public let columns: [ColumnDescription]
+    public let primaryKey: PrimaryKey
+    public let uniqueIndexes: [UniqueIndex]
+    public let indexes: [IndexDescription]
+    public let foreignKeys: [ForeignKeyDescription]
+    public let checks: [CheckConstraint]
+    public let isWithoutRowid: Bool
+    public let isStrict: Bool
 
-    private var positions: [String: Int]
+    private let positions: [String: Int]
+    /// The quoted table name, ready for SQL.
+    public let quotedName: String
+    /// Quoted column names, aligned with ``columns``.
+    let quotedColumnNames: [String]
+    /// The select list `key..., columns...` used for every read of whole rows: the first
+    /// ``keyWidth`` values of a row are the key, the rest align with ``columns``.
+    let selectList: String
+    /// `key = ?` for one row, or `(a, b) = (?, ?)` for a composite key.
+    let keyMatchSQL: String
 
     public init(
         name: String, columns: [ColumnDescription], primaryKey: PrimaryKey,
@@ -35,6 +44,15 @@ public struct TableSchema: Hashable, Sendable {
         var positions: [String: Int] = [:]
         for (index, column) in columns.enumerated() { positions[column.name.lowercased()] = index }
         self.positions = positions
+        quotedName = name.quotedIdentifier
+        quotedColumnNames = columns.map(\.name.quotedIdentifier)
+        let keys = primaryKey.keyExpressions
+        selectList = (keys + quotedColumnNames).joined(separator: ", ")
+        if keys.count == 1 {
+            keyMatchSQL = "\(keys[0]) = ?"
+        } else {
+            keyMatchSQL = "(\(keys.joined(separator: ", "))) = (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
+        }
     }
 
     /// The position of a column in ``columns``, found case-insensitively.
@@ -47,30 +65,24 @@ public struct TableSchema: Hashable, Sendable {
         columnIndex(named: name).map { columns[$0] }
     }
 
-    /// The quoted table name, ready for SQL.
-    public var quotedName: String { name.quotedIdentifier }
-
     /// Positions of the key columns within ``columns``; empty for an implicit rowid.
     var keyColumnIndexes: [Int] {
         primaryKey.columnNames.compactMap { columnIndex(named: $0) }
     }
 
-    /// The select list `key..., columns...` used for every read of whole rows: the first
-    /// `keyWidth` values of a row are the key, the rest align with ``columns``.
-    var selectList: String {
-        (primaryKey.keyExpressions + columns.map(\.name.quotedIdentifier)).joined(separator: ", ")
+    public static func == (lhs: TableSchema, rhs: TableSchema) -> Bool {
+        lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.primaryKey == rhs.primaryKey
+            && lhs.uniqueIndexes == rhs.uniqueIndexes && lhs.indexes == rhs.indexes && lhs.foreignKeys == rhs.foreignKeys
+            && lhs.checks == rhs.checks && lhs.isWithoutRowid == rhs.isWithoutRowid && lhs.isStrict == rhs.isStrict
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(columns)
     }
 
     /// The number of key values at the start of a row read with ``selectList``.
     var keyWidth: Int { primaryKey.keyExpressions.count }
-
-    /// `key = ?` for one row, or `(a, b) = (?, ?)` for a composite key.
-    var keyMatchSQL: String {
-        let expressions = primaryKey.keyExpressions
-        if expressions.count == 1 { return "\(expressions[0]) = ?" }
-        let placeholders = Array(repeating: "?", count: expressions.count).joined(separator: ", ")
-        return "(\(expressions.joined(separator: ", "))) = (\(placeholders))"
-    }
 
     /// `key IN (...)` for `count` rows, with the right shape for composite keys.
     func keyInSQL(count: Int) -> String {
