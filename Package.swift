@@ -5,6 +5,7 @@ let package = Package(
     name: "Cardfile",
     products: [
         .library(name: "CardfileStore", targets: ["CardfileStore"]),
+        .executable(name: "cardfile", targets: ["cardfile"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -17,6 +18,13 @@ let package = Package(
             dependencies: [
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "cardfile",
+            dependencies: [
+                "CardfileStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

@@ -8,7 +8,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
     public var message: String {
         switch self {
         case .directoryMissing(let path):
-            return "The folder \(Self.folder(of: path)) does not exist, so \(Self.file(path)) cannot be created there."
+            return "The folder \(Self.folder(of: path)) does not exist, so the file \(path) cannot be created there."
         case .fileNotFound(let path):
             return "There is no database file at \(path)."
         case .notADatabase(let path):

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+@testable import CardfileStore
+
+@Suite("Demo database")
+struct DemoDatabaseTests {
+    @Test func createdOnceWithItsFolderAndOpenable() throws {
+        let directory = TemporaryDirectory()
+        let path = DemoDatabase.defaultPath(environment: ["XDG_DATA_HOME": directory.path])
+        #expect(path == directory.path + "/cardfile/demo.sqlite")
+        #expect(try DemoDatabase.ensure(at: path))
+        #expect(try DemoDatabase.ensure(at: path) == false)
+
+        let container = try Container(path: path, options: StoreOptions(createIfMissing: false))
+        #expect(container.schema.tables.map(\.name) == ["authors", "books"])
+        #expect(try container.viewContext.count(for: FetchRequest(table: "books")) == 10)
+        let book = try #require(try container.viewContext.fetch(FetchRequest(table: "books", predicate: .contains(["notes"], "bell"))).first)
+        #expect(book["notes"]?.description.contains("\u{07}") == true)
+    }
+
+    @Test func homeIsTheFallback() {
+        #expect(DemoDatabase.defaultPath(environment: ["HOME": "/home/ada"]) == "/home/ada/.local/share/cardfile/demo.sqlite")
+        #expect(DemoDatabase.defaultPath(environment: ["HOME": "/home/ada", "XDG_DATA_HOME": ""]) == "/home/ada/.local/share/cardfile/demo.sqlite")
+    }
+}
