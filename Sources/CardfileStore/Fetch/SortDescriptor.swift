@@ -18,8 +18,8 @@ public struct SortDescriptor: Hashable, Sendable {
 public struct FetchRequest: Hashable, Sendable {
     public var table: String
     public var predicate: Predicate?
-    /// Sort keys; the primary key is always appended as the final tie-break, so the order is
-    /// total and stable.
+    /// Sort keys; the primary key is always appended as the final tie-break (in the direction
+    /// of the last sort key), so the order is total and stable.
     public var sortDescriptors: [SortDescriptor]
     public var limit: Int?
     public var offset: Int
@@ -54,11 +54,14 @@ extension TableSchema {
             if let collation = descriptor.collation { term += " COLLATE \(collation.name)" }
             terms.append(term + (descriptor.ascending ? " ASC" : " DESC"))
         }
+        // Ties break on the key, in the direction of the last sort key (so an index on the sort
+        // column serves the whole order).
+        let direction = sort.last.map { $0.ascending ? " ASC" : " DESC" } ?? " ASC"
         let keys = keyAliases ?? primaryKey.keyExpressions
         for (index, key) in keys.enumerated() {
             let name = primaryKey.columnNames.indices.contains(index) ? primaryKey.columnNames[index].lowercased() : nil
             if let name, seen.contains(name) { continue }
-            terms.append(key + " ASC")
+            terms.append(key + direction)
         }
         return terms
     }

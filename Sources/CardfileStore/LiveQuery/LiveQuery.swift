@@ -1,0 +1,283 @@
+import Foundation
+import GRDB
+
+/// A windowed, sorted, filtered list of a table's rows that keeps itself up to date.
+///
+/// It never loads the whole table. The rows on screen (the *window*) are fetched on demand:
+/// - when an index serves the order (the primary key order always does), by keyset: "the
+///   rows after this key", which costs the same anywhere in the table; a positional index of
+///   every n-th key, built in the background with the count, makes "row N" a seek too;
+/// - when no index serves it, SQLite sorts the matching rows' keys once in the background
+///   (the previous rows stay on screen meanwhile, ``activity`` reports progress), and windows
+///   are read by key from that list.
+///
+/// It stays live: commits that touch the table (any context, batch operations, imports,
+/// other processes once ``Container/checkForExternalChanges()`` noticed them) and changes in
+/// its context mark it dirty; ``update(now:)`` then re-runs the window, at most once per
+/// ``minimumRefreshInterval`` (the last change is always reflected), and reports a
+/// ``WindowChange``. The selected row keeps its screen line while it exists and matches; if
+/// it is gone, the selection moves to its nearest neighbour in the old order. Rows inserted
+/// above the window do not scroll what is shown.
+///
+/// Unsaved changes of the context are shown marked (see ``LiveRow/status``), not hidden:
+/// edited and deleted rows in place, inserted ones after the stored rows.
+///
+/// A live query belongs to one thread (the UI loop): call it only there. Its `wake` closure is
+/// called from other threads when ``update(now:)`` has work; time is passed in, so tests can
+/// drive it with a virtual clock.
+public final class LiveQuery {
+    public let context: ObjectContext
+    public private(set) var spec: LiveQuerySpec
+    public internal(set) var window: LiveWindow
+    /// Rows in the window.
+    public private(set) var height: Int
+    /// The shortest time between two refreshes caused by data changes.
+    public var minimumRefreshInterval: Duration
+    /// How many data refreshes ran (each one re-reads the window).
+    public private(set) var refreshCount = 0
+
+    let core: StoreCore
+    var entity: Entity
+    var query: OrderedQuery
+    /// True when an index serves the order: the window is walked by key.
+    var walksByKey = true
+    var positions: PositionIndex?
+    var sorted: SortedKeys?
+    /// Bumped when the data changes; background results built before are stale.
+    var dataVersion: UInt64 = 0
+    /// Bumped when the spec changes; background results built before are discarded.
+    var specVersion: UInt64 = 0
+    /// Versions the current positions or sorted keys were built at.
+    var builtAt: (spec: UInt64, data: UInt64)?
+    var overlay = PendingOverlay()
+    /// Sort keys of the window's stored rows (nil for pending inserts), aligned with its rows.
+    var windowKeys: [[Value]?] = []
+    private var lastToken: UInt64 = 0
+    private var lastRefresh: ContinuousClock.Instant?
+    private var refreshDue = false
+    private var backgroundWanted = true
+    let worker: LiveQueryWorker
+
+    /// Opens a live query on `context`'s table and loads its first window.
+    /// - Parameters:
+    ///   - height: rows in the window (the list's visible lines).
+    ///   - wake: called from any thread when ``update(now:)`` has something to do; the UI loop
+    ///     posts a message to itself from it.
+    /// - Throws: ``StoreError/noSuchTable(_:)``, ``StoreError/noSuchField(table:field:)``,
+    ///   ``StoreError/invalidFilter(message:offset:)``.
+    public init(
+        context: ObjectContext, spec: LiveQuerySpec, height: Int,
+        minimumRefreshInterval: Duration = .milliseconds(250), wake: @escaping @Sendable () -> Void = {}
+    ) throws(StoreError) {
+        self.context = context
+        self.core = context.core
+        self.spec = spec
+        self.height = max(1, height)
+        self.minimumRefreshInterval = minimumRefreshInterval
+        let entity = try core.entity(spec.table)
+        self.entity = entity
+        self.query = try Self.makeQuery(entity: entity, spec: spec)
+        self.window = .empty(columns: entity.table.columns.map(\.name))
+        self.worker = LiveQueryWorker(table: entity.name, wake: wake)
+        core.bus.register(worker)
+        lastToken = context.changeToken
+        try start(keepingSelection: false)
+    }
+
+    deinit {
+        worker.cancel()
+    }
+
+    /// What runs in the background now.
+    public var activity: LiveQueryActivity { worker.activity }
+
+    private static func makeQuery(entity: Entity, spec: LiveQuerySpec) throws(StoreError) -> OrderedQuery {
+        let searchable = spec.searchColumns ?? entity.table.columns.filter { !$0.isHidden }.map(\.name)
+        let predicate = try FilterParser.parse(spec.filter, table: entity.table, searchColumns: searchable)
+        return try OrderedQuery(entity: entity, sort: spec.sort, filter: predicate)
+    }
+
+    // MARK: - Changing what is shown
+
+    /// Shows another order, filter or table. The selected row stays selected when it is still
+    /// in the result. For an order no index serves, the previous rows stay on screen until the
+    /// new order is ready.
+    public func setSpec(_ newSpec: LiveQuerySpec) throws(StoreError) {
+        let newEntity = try core.entity(newSpec.table)
+        let newQuery = try Self.makeQuery(entity: newEntity, spec: newSpec)
+        let sameTable = newEntity.name == entity.name
+        spec = newSpec
+        entity = newEntity
+        query = newQuery
+        if !sameTable { window = .empty(columns: newEntity.table.columns.map(\.name)) }
+        try start(keepingSelection: sameTable)
+    }
+
+    /// Changes the number of rows shown, keeping the first row.
+    public func setHeight(_ newHeight: Int) throws(StoreError) {
+        height = max(1, newHeight)
+        try show(firstRow: window.firstRow, selecting: window.selection.map { .id($0) } ?? .line(0))
+    }
+
+    private func start(keepingSelection: Bool) throws(StoreError) {
+        specVersion += 1
+        positions = nil
+        sorted = nil
+        builtAt = nil
+        worker.cancel()
+        try read { db in
+            walksByKey = try query.isServedByIndex(db)
+            overlay = try PendingOverlay.load(context: context, query: query, db: db)
+        }
+        backgroundWanted = true
+        if walksByKey {
+            if keepingSelection, let selection = window.selection, let line = window.selectedLine {
+                try reanchor(on: selection, line: line, oldWindow: window, oldKeys: windowKeys)
+            } else {
+                try show(firstRow: 0, selecting: .line(0))
+            }
+        }
+        // Without an index the old rows stay until the sorted keys arrive.
+        scheduleBackground()
+    }
+
+    // MARK: - Staying live
+
+    /// Applies finished background work and, when the table or the context changed, re-runs
+    /// the window (at most once per ``minimumRefreshInterval``). Returns how the window
+    /// changed, or nil when it did not.
+    public func update(now: ContinuousClock.Instant) throws(StoreError) -> WindowChange? {
+        let before = window
+        for result in worker.takeResults() {
+            try apply(result)
+        }
+        if worker.takeDirty() { refreshDue = true }
+        let token = context.changeToken
+        if token != lastToken {
+            lastToken = token
+            refreshDue = true
+        }
+        if refreshDue, lastRefresh.map({ now >= $0 + minimumRefreshInterval }) ?? true {
+            refreshDue = false
+            lastRefresh = now
+            try refresh()
+        }
+        scheduleBackground()
+        let change = WindowChange.between(before, window)
+        return change.isEmpty ? nil : change
+    }
+
+    /// When ``update(now:)`` must run again to reflect a change it deferred; nil when nothing
+    /// waits.
+    public var nextDeadline: ContinuousClock.Instant? {
+        guard refreshDue else { return nil }
+        return lastRefresh.map { $0 + minimumRefreshInterval }
+    }
+
+    /// Blocks until background work finished and applies it (tests and benchmarks; the UI
+    /// loop never waits).
+    public func waitForBackgroundWork(now: ContinuousClock.Instant = .now) throws(StoreError) {
+        while worker.isBusy { worker.waitUntilIdle() }
+        for result in worker.takeResults() { try apply(result) }
+    }
+
+    /// Re-reads the window after the data changed.
+    private func refresh() throws(StoreError) {
+        refreshCount += 1
+        dataVersion += 1
+        backgroundWanted = true
+        let old = window
+        let oldKeys = windowKeys
+        try read { db in overlay = try PendingOverlay.load(context: context, query: query, db: db) }
+        if walksByKey {
+            // The selection keeps its line; when it is scrolled out of view, the top row stays.
+            let anchor = old.selection.flatMap { selection in old.selectedLine.map { (selection, $0) } }
+                ?? old.rows.first.map { ($0.id, 0) }
+            if let (id, line) = anchor {
+                try reanchor(on: id, line: line, oldWindow: old, oldKeys: oldKeys)
+            } else {
+                try show(firstRow: 0, selecting: .line(0))
+            }
+        } else {
+            // Values and deletions show at once; new order and new rows once re-sorted.
+            try show(firstRow: old.firstRow, selecting: old.selection.map { .id($0) } ?? .line(0))
+        }
+    }
+
+    private func apply(_ result: LiveQueryWorker.Result) throws(StoreError) {
+        switch result {
+        case .positions(let index, let stamp, let data):
+            guard stamp == specVersion, walksByKey else { return }
+            positions = index
+            builtAt = (stamp, data)
+            if data == dataVersion { backgroundWanted = false }
+            try repositionWindow()
+        case .sorted(let keys, let stamp, let data):
+            guard stamp == specVersion, !walksByKey else { return }
+            let old = window
+            sorted = keys
+            builtAt = (stamp, data)
+            if data == dataVersion { backgroundWanted = false }
+            try reanchorSorted(old: old)
+        case .failed(let error, let stamp):
+            guard stamp == specVersion else { return }
+            backgroundWanted = false
+            throw error
+        }
+    }
+
+    /// Starts the background pass the current state needs: positions and count for a keyed
+    /// walk, the sorted keys otherwise. One pass at a time; a pass is not restarted by new
+    /// changes (it would never finish under a stream of commits), the next one follows it.
+    private func scheduleBackground() {
+        guard backgroundWanted, !worker.isBusy else { return }
+        backgroundWanted = false
+        let query = self.query
+        let core = self.core
+        let stamp = specVersion
+        let data = dataVersion
+        let estimate = max(1, window.count.known)
+        if walksByKey {
+            worker.start(.counting(fraction: nil)) { cancellation, progress in
+                do {
+                    let index = try core.read { db in
+                        try PositionIndex.build(query, db: db, cancellation: cancellation) { done in
+                            progress(.counting(fraction: min(1, Double(done) / Double(estimate))))
+                        }
+                    }
+                    return .positions(index, stamp, data)
+                } catch is CancellationError {
+                    return nil
+                } catch {
+                    return Self.failure(error, stamp: stamp, path: core.path)
+                }
+            }
+        } else {
+            worker.start(.sorting(fraction: nil)) { cancellation, progress in
+                do {
+                    let keys = try core.read { db in
+                        try SortedKeys.build(query, db: db, cancellation: cancellation) { done in
+                            progress(.sorting(fraction: min(1, Double(done) / Double(estimate))))
+                        }
+                    }
+                    return .sorted(keys, stamp, data)
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+                    return nil
+                } catch {
+                    return Self.failure(error, stamp: stamp, path: core.path)
+                }
+            }
+        }
+    }
+
+    private static func failure(_ error: any Error, stamp: UInt64, path: String) -> LiveQueryWorker.Result {
+        if let error = error as? StoreError { return .failed(error, stamp) }
+        if let error = error as? DatabaseError { return .failed(.working(error, path: path), stamp) }
+        return .failed(.database(code: -1, message: String(describing: error)), stamp)
+    }
+
+    /// Runs `body` in one read transaction, mapping errors.
+    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        try storeErrors(path: core.path) { try core.read(body) }
+    }
+}

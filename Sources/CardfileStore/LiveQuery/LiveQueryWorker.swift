@@ -1,0 +1,103 @@
+import Dispatch
+
+/// The thread-safe side of a live query: it hears commits (as a bus sink), runs the slow work
+/// on its own queue, and holds results until the owner's next `update`. It never touches the
+/// live query itself, so the live query needs no lock.
+final class LiveQueryWorker: SaveEventSink, Sendable {
+    /// A finished background job.
+    /// A finished job, stamped with the spec and data versions it was started at.
+    enum Result: Sendable {
+        case positions(PositionIndex, UInt64, UInt64)
+        case sorted(SortedKeys, UInt64, UInt64)
+        case failed(StoreError, UInt64)
+    }
+
+    private struct State {
+        var dirty = false
+        var results: [Result] = []
+        var activity: LiveQueryActivity = .idle
+        var running: Cancellation?
+        var lastProgressWake: UInt64 = 0
+    }
+
+    let table: String
+    private let wake: @Sendable () -> Void
+    private let state = Locked(State())
+    private let queue = DispatchQueue(label: "cardfile.livequery", qos: .utility)
+
+    init(table: String, wake: @escaping @Sendable () -> Void) {
+        self.table = table
+        self.wake = wake
+    }
+
+    func receive(_ event: ContextDidSave) {
+        guard event.touches(table: table) else { return }
+        state.withLock { $0.dirty = true }
+        wake()
+    }
+
+    /// True (once) when a commit touched the table since the last call.
+    func takeDirty() -> Bool {
+        state.withLock { state in
+            defer { state.dirty = false }
+            return state.dirty
+        }
+    }
+
+    func takeResults() -> [Result] {
+        state.withLock { state in
+            defer { state.results.removeAll() }
+            return state.results
+        }
+    }
+
+    var activity: LiveQueryActivity { state.value.activity }
+
+    var isBusy: Bool { state.value.running != nil }
+
+    /// Starts `work`, cancelling the job running before it (only the newest result matters).
+    func start(_ activity: LiveQueryActivity, _ work: @escaping @Sendable (Cancellation, _ progress: @escaping @Sendable (LiveQueryActivity) -> Void) -> Result?) {
+        let cancellation = Cancellation()
+        state.withLock { state in
+            state.running?.cancel()
+            state.running = cancellation
+            state.activity = activity
+        }
+        queue.async { [self] in
+            guard !cancellation.isCancelled else { return }
+            let result = work(cancellation) { [self] progress in
+                let shouldWake = state.withLock { state -> Bool in
+                    guard state.running === cancellation else { return false }
+                    state.activity = progress
+                    let now = DispatchTime.now().uptimeNanoseconds
+                    guard now - state.lastProgressWake > 100_000_000 else { return false }
+                    state.lastProgressWake = now
+                    return true
+                }
+                if shouldWake { wake() }
+            }
+            let delivered = state.withLock { state -> Bool in
+                guard state.running === cancellation else { return false }
+                state.running = nil
+                state.activity = .idle
+                if let result { state.results.append(result) }
+                return result != nil
+            }
+            if delivered { wake() }
+        }
+    }
+
+    /// Stops the running job, if any.
+    func cancel() {
+        state.withLock { state in
+            state.running?.cancel()
+            state.running = nil
+            state.activity = .idle
+        }
+    }
+
+    /// Blocks until queued jobs have finished (tests and benchmarks).
+    func waitUntilIdle() {
+        queue.sync {}
+    }
+}

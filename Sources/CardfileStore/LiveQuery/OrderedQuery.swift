@@ -1,0 +1,190 @@
+import GRDB
+
+/// A table's rows in one order under one filter, with the SQL to walk them by key.
+///
+/// The order is total: the sort columns, then the primary key. A row's *key* is its values for
+/// those terms, so "the rows after this one" is a keyset condition that an index serving the
+/// order answers in O(log n), wherever the row is.
+struct OrderedQuery: Sendable {
+    struct Term: Sendable {
+        /// The SQL expression, with an explicit COLLATE when the sort overrides the column's.
+        let expression: String
+        let ascending: Bool
+        /// Where the term's value sits in a row read with the table's select list.
+        let slot: Int
+        let collation: Collation
+    }
+
+    let entity: Entity
+    let terms: [Term]
+    let filter: (sql: String, arguments: [Value])?
+
+    init(entity: Entity, sort: [SortDescriptor], filter: Predicate?) throws(StoreError) {
+        self.entity = entity
+        let table = entity.table
+        var terms: [Term] = []
+        var used: Set<String> = []
+        for descriptor in sort {
+            guard let index = table.columnIndex(named: descriptor.column) else {
+                throw StoreError.noSuchField(table: table.name, field: descriptor.column)
+            }
+            used.insert(table.columns[index].name.lowercased())
+            var expression = table.quotedColumnNames[index]
+            if let collation = descriptor.collation { expression += " COLLATE \(collation.name)" }
+            terms.append(Term(
+                expression: expression, ascending: descriptor.ascending, slot: table.keyWidth + index,
+                collation: descriptor.collation ?? table.columns[index].collation))
+        }
+        // The key breaks ties in the direction of the last sort key, so that an index on the
+        // sort column (whose entries end with the key) serves the whole order either way.
+        let tieBreakAscending = sort.last?.ascending ?? true
+        let keyNames = table.primaryKey.columnNames
+        for (position, expression) in table.primaryKey.keyExpressions.enumerated() {
+            if keyNames.indices.contains(position), used.contains(keyNames[position].lowercased()) { continue }
+            let collation = keyNames.indices.contains(position) ? table.column(named: keyNames[position])?.collation ?? .binary : .binary
+            terms.append(Term(expression: expression, ascending: tieBreakAscending, slot: position, collation: collation))
+        }
+        self.terms = terms
+        self.filter = try filter?.sql(for: table)
+    }
+
+    var table: TableSchema { entity.table }
+
+    /// The key of a row read with the select list.
+    func key(of row: [Value]) -> [Value] {
+        terms.map { row[$0.slot] }
+    }
+
+    /// The ObjectID of a row read with the select list.
+    func objectID(of row: [Value]) -> ObjectID {
+        entity.objectID(fromKey: row[0..<table.keyWidth])
+    }
+
+    /// `ORDER BY` terms, or their reverse.
+    func orderBy(reversed: Bool = false) -> String {
+        terms.map { "\($0.expression) \($0.ascending != reversed ? "ASC" : "DESC")" }.joined(separator: ", ")
+    }
+
+    /// Compares two keys in this order (Swift's reproduction of SQLite's ordering).
+    func compare(_ a: [Value], _ b: [Value]) -> Int {
+        for (index, term) in terms.enumerated() {
+            let order = Value.compare(a[index], b[index], collation: term.collation)
+            if order != 0 { return term.ascending ? order : -order }
+        }
+        return 0
+    }
+
+    // MARK: - SQL
+
+    /// The WHERE clause combining the filter and `conditions`, and its arguments.
+    func whereClause(_ conditions: [(sql: String, arguments: [Value])]) -> (sql: String, arguments: [Value]) {
+        var parts: [String] = []
+        var arguments: [Value] = []
+        if let filter {
+            parts.append(filter.sql)
+            arguments += filter.arguments
+        }
+        for condition in conditions {
+            parts.append(condition.sql)
+            arguments += condition.arguments
+        }
+        return (parts.isEmpty ? "" : " WHERE " + parts.joined(separator: " AND "), arguments)
+    }
+
+    /// Up to `limit` whole rows in order (or in reverse with `backward`), starting after `key`
+    /// (at `key` when `inclusive`), skipping `offset` rows.
+    func page(from key: [Value]?, inclusive: Bool = false, backward: Bool = false, limit: Int, offset: Int = 0) -> (sql: String, arguments: [Value]) {
+        let condition = key.map { [self.condition(after: $0, inclusive: inclusive, backward: backward)] } ?? []
+        let clause = whereClause(condition)
+        let sql = "SELECT \(table.selectList) FROM \(table.quotedName)\(clause.sql) ORDER BY \(orderBy(reversed: backward)) LIMIT ? OFFSET ?"
+        return (sql, clause.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
+    }
+
+    /// The keys of every matching row, in order: what positions and sorted orders are built from.
+    func allKeys() -> (sql: String, arguments: [Value]) {
+        let clause = whereClause([])
+        let sql = "SELECT \(terms.map(\.expression).joined(separator: ", ")) FROM \(table.quotedName)\(clause.sql) ORDER BY \(orderBy())"
+        return (sql, clause.arguments)
+    }
+
+    /// How many matching rows lie in `[from, before)` (from the start when `from` is nil),
+    /// stopping at `limit`.
+    func countBetween(from: [Value]?, before: [Value], limit: Int) -> (sql: String, arguments: [Value]) {
+        var conditions = [condition(after: before, inclusive: false, backward: true)]
+        if let from { conditions.append(condition(after: from, inclusive: true, backward: false)) }
+        let clause = whereClause(conditions)
+        let sql = "SELECT count(*) FROM (SELECT 1 FROM \(table.quotedName)\(clause.sql) LIMIT ?)"
+        return (sql, clause.arguments + [.integer(Int64(limit))])
+    }
+
+    /// The row with this ObjectID, when it exists and matches the filter.
+    func row(id: ObjectID) -> (sql: String, arguments: [Value]) {
+        let clause = whereClause([(table.keyMatchSQL, id.primaryKeyValues ?? [])])
+        return ("SELECT \(table.selectList) FROM \(table.quotedName)\(clause.sql)", clause.arguments)
+    }
+
+    /// The rows among `ids` that exist and match the filter.
+    func rows(ids: [ObjectID]) -> (sql: String, arguments: [Value]) {
+        let clause = whereClause([(table.keyInSQL(count: ids.count), ids.flatMap { $0.primaryKeyValues ?? [] })])
+        return ("SELECT \(table.selectList) FROM \(table.quotedName)\(clause.sql)", clause.arguments)
+    }
+
+    /// `SELECT count(*)` of the matching rows.
+    func count() -> (sql: String, arguments: [Value]) {
+        let clause = whereClause([])
+        return ("SELECT count(*) FROM \(table.quotedName)\(clause.sql)", clause.arguments)
+    }
+
+    /// The keyset condition "comes after `key`" in this order (or in the reverse order with
+    /// `backward`), NULL-aware: NULLs sort first ascending and last descending, as in SQLite.
+    /// A leading range on the first term lets an index start at the right place.
+    func condition(after key: [Value], inclusive: Bool, backward: Bool) -> (sql: String, arguments: [Value]) {
+        var arguments: [Value] = []
+        let nested = chain(from: 0, key: key, inclusive: inclusive, backward: backward, arguments: &arguments)
+        guard let first = terms.first, !key[0].isNull else { return (nested, arguments) }
+        let ascending = first.ascending != backward
+        let leading = ascending ? "\(first.expression) >= ?" : "(\(first.expression) <= ? OR \(first.expression) IS NULL)"
+        return ("(\(leading) AND \(nested))", [key[0]] + arguments)
+    }
+
+    private func chain(from index: Int, key: [Value], inclusive: Bool, backward: Bool, arguments: inout [Value]) -> String {
+        let term = terms[index]
+        let value = key[index]
+        let ascending = term.ascending != backward
+        let last = index == terms.count - 1
+        let expression = term.expression
+        if last {
+            switch (ascending, value.isNull, inclusive) {
+            case (true, false, false): arguments.append(value); return "\(expression) > ?"
+            case (true, false, true): arguments.append(value); return "\(expression) >= ?"
+            case (true, true, false): return "\(expression) IS NOT NULL"
+            case (true, true, true): return "1"
+            case (false, false, false): arguments.append(value); return "(\(expression) < ? OR \(expression) IS NULL)"
+            case (false, false, true): arguments.append(value); return "(\(expression) <= ? OR \(expression) IS NULL)"
+            case (false, true, false): return "0"
+            case (false, true, true): return "\(expression) IS NULL"
+            }
+        }
+        let strictly: String
+        switch (ascending, value.isNull) {
+        case (true, false): arguments.append(value); strictly = "\(expression) > ?"
+        case (true, true): strictly = "\(expression) IS NOT NULL"
+        case (false, false): arguments.append(value); strictly = "(\(expression) < ? OR \(expression) IS NULL)"
+        case (false, true): strictly = "0"
+        }
+        arguments.append(value)
+        let rest = chain(from: index + 1, key: key, inclusive: inclusive, backward: backward, arguments: &arguments)
+        return "(\(strictly) OR (\(expression) IS ? AND \(rest)))"
+    }
+
+    /// True when SQLite serves this order (with the filter) without sorting: walking it by key is
+    /// then cheap. Asked of SQLite's query planner, not guessed from the indexes.
+    func isServedByIndex(_ db: Database) throws -> Bool {
+        let page = page(from: nil, limit: 1)
+        let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + page.sql, arguments: page.arguments.statementArguments)
+        return !plan.contains { row in
+            let detail: String = row["detail"] ?? ""
+            return detail.contains("TEMP B-TREE")
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import GRDB
+
+/// The context's unsaved changes to a live query's table, as the list shows them: edited and
+/// deleted rows stay where they are stored, marked; inserted rows that match the filter follow
+/// the stored rows, in the order they were inserted (they have no stored position yet).
+struct PendingOverlay {
+    /// Pending values and status of stored rows that have unsaved changes.
+    var changed: [ObjectID: (values: [Value], status: Record.Status)] = [:]
+    /// Unsaved inserts that match the filter.
+    var inserted: [LiveRow] = []
+
+    static func load(context: ObjectContext, query: OrderedQuery, db: Database) throws -> PendingOverlay {
+        var overlay = PendingOverlay()
+        let pending = try context.pendingRows(for: query.entity)
+        var inserts: [(number: UInt64, row: LiveRow)] = []
+        for (id, row) in pending {
+            if case .temporary(let number) = id.key {
+                guard !row.isDeleted, try matches(row.columns, query: query, db: db) else { continue }
+                inserts.append((number, LiveRow(id: id, values: row.columns, status: .inserted)))
+            } else {
+                overlay.changed[id] = (row.columns, row.isDeleted ? .deleted : .updated)
+            }
+        }
+        overlay.inserted = inserts.sorted { $0.number < $1.number }.map(\.row)
+        return overlay
+    }
+
+    /// The row as shown: stored values, or pending ones with their mark.
+    func row(id: ObjectID, stored: [Value]) -> LiveRow {
+        if let pending = changed[id] {
+            return LiveRow(id: id, values: pending.values, status: pending.status)
+        }
+        return LiveRow(id: id, values: stored, status: .unchanged)
+    }
+
+    /// Evaluates the filter on values that are not in the table, by giving SQLite a one-row
+    /// subquery with the table's column names, so the same SQL decides.
+    private static func matches(_ values: [Value], query: OrderedQuery, db: Database) throws -> Bool {
+        guard let filter = query.filter else { return true }
+        let columns = query.table.quotedColumnNames.map { "? AS \($0)" }.joined(separator: ", ")
+        let sql = "SELECT 1 FROM (SELECT \(columns)) WHERE \(filter.sql)"
+        return try Row.fetchOne(db, sql: sql, arguments: (values + filter.arguments).statementArguments) != nil
+    }
+}

@@ -1,0 +1,87 @@
+import GRDB
+
+/// Where rows stand in an order an index serves: the key of every `stride`-th row, and the
+/// count. SQLite has no "row number N" lookup, and `OFFSET N` steps over N rows; with this,
+/// row N is a keyset seek to the nearest checkpoint and an `OFFSET` below `stride`.
+///
+/// Built by one pass over the keys in the background. After the data changes, its keys are
+/// still valid places to seek from, but positions past a change are off by the rows inserted
+/// or deleted before them, until it is rebuilt.
+struct PositionIndex: Sendable {
+    /// Rows between checkpoints (a power of two, grown as the table is scanned so that the
+    /// index stays under `maximumCheckpoints` keys).
+    private(set) var stride: Int
+    /// `keys[i]` is the key of the row at position `i * stride`.
+    private(set) var keys: [[Value]]
+    private(set) var count: Int
+
+    static let maximumCheckpoints = 4096
+
+    init(stride: Int = 64) {
+        self.stride = stride
+        keys = []
+        count = 0
+    }
+
+    /// Adds the next row's key while scanning in order.
+    mutating func append(_ key: [Value]) {
+        if count % stride == 0 {
+            keys.append(key)
+            if keys.count > Self.maximumCheckpoints {
+                // Keep every other checkpoint: they are now `2 * stride` apart.
+                keys = keys.enumerated().compactMap { $0.offset % 2 == 0 ? $0.element : nil }
+                stride *= 2
+            }
+        }
+        count += 1
+    }
+
+    /// Scans every key of `query` on `db`.
+    static func build(_ query: OrderedQuery, db: Database, cancellation: Cancellation, progress: (Int) -> Void) throws -> PositionIndex {
+        var index = PositionIndex()
+        let keys = query.allKeys()
+        let statement = try db.makeStatement(sql: keys.sql)
+        let cursor = try Row.fetchCursor(statement, arguments: keys.arguments.statementArguments)
+        let width = CInt(query.terms.count)
+        let handle = statement.sqliteStatement
+        while try cursor.next() != nil {
+            var key: [Value] = []
+            key.reserveCapacity(Int(width))
+            for column in 0..<width { key.append(Value(statement: handle, index: column)) }
+            index.append(key)
+            if index.count % 16_384 == 0 {
+                if cancellation.isCancelled { throw CancellationError() }
+                progress(index.count)
+            }
+        }
+        return index
+    }
+
+    /// The checkpoint at or before `position`.
+    func checkpoint(atOrBefore position: Int) -> (position: Int, key: [Value])? {
+        guard !keys.isEmpty, position >= 0 else { return nil }
+        let slot = min(keys.count - 1, position / stride)
+        return (slot * stride, keys[slot])
+    }
+
+    /// The last checkpoint whose key is at or before `key` in `query`'s order.
+    func checkpoint(atOrBefore key: [Value], in query: OrderedQuery) -> (position: Int, key: [Value])? {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if query.compare(keys[middle], key) <= 0 { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return nil }
+        return ((low - 1) * stride, keys[low - 1])
+    }
+}
+
+/// A flag a background job checks to stop early.
+final class Cancellation: Sendable {
+    private let flag = Locked(false)
+    var isCancelled: Bool { flag.value }
+    func cancel() { flag.withLock { $0 = true } }
+}
+
+struct CancellationError: Error {}

@@ -1,0 +1,78 @@
+import GRDB
+import GRDBSQLite
+
+/// Every matching row's identity in an order no index serves, computed once in the
+/// background (SQLite sorts; this keeps only the keys). Rowid-keyed tables keep 8 bytes a row.
+struct SortedKeys: Sendable {
+    private enum Storage: Sendable {
+        case rowids([Int64])
+        case keys([[Value]])
+    }
+
+    private let storage: Storage
+    private let table: String
+
+    var count: Int {
+        switch storage {
+        case .rowids(let rowids): return rowids.count
+        case .keys(let keys): return keys.count
+        }
+    }
+
+    /// The IDs at `range` (clamped to the available rows).
+    func ids(in range: Range<Int>) -> [ObjectID] {
+        let clamped = range.clamped(to: 0..<count)
+        switch storage {
+        case .rowids(let rowids): return rowids[clamped].map { ObjectID(table: table, rowid: $0) }
+        case .keys(let keys): return keys[clamped].map { ObjectID(table: table, primaryKey: $0) }
+        }
+    }
+
+    /// The position of `id`, by a linear scan (about a millisecond per million rows).
+    func position(of id: ObjectID) -> Int? {
+        guard let key = id.primaryKeyValues else { return nil }
+        switch storage {
+        case .rowids(let rowids):
+            guard key.count == 1, case .integer(let rowid) = key[0] else { return nil }
+            return rowids.firstIndex(of: rowid)
+        case .keys(let keys):
+            return keys.firstIndex(of: key)
+        }
+    }
+
+    /// Sorts on `db`. SQLite's sorter does the work (spilling to temporary files when large);
+    /// `progress` hears how many rows were read back, and `cancellation` interrupts even the
+    /// sort itself through SQLite's progress handler.
+    static func build(_ query: OrderedQuery, db: Database, cancellation: Cancellation, progress: (Int) -> Void) throws -> SortedKeys {
+        let table = query.table
+        let clause = query.whereClause([])
+        let sql = "SELECT \(table.primaryKey.keyExpressions.joined(separator: ", ")) FROM \(table.quotedName)\(clause.sql) ORDER BY \(query.orderBy())"
+        let box = Unmanaged.passRetained(cancellation)
+        sqlite3_progress_handler(db.sqliteConnection, 10_000, { context in
+            guard let context else { return 0 }
+            return Unmanaged<Cancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
+        }, box.toOpaque())
+        defer {
+            sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil)
+            box.release()
+        }
+        let statement = try db.makeStatement(sql: sql)
+        let cursor = try Row.fetchCursor(statement, arguments: clause.arguments.statementArguments)
+        let handle = statement.sqliteStatement
+        if table.primaryKey.isRowid {
+            var rowids: [Int64] = []
+            while try cursor.next() != nil {
+                rowids.append(sqlite3_column_int64(handle, 0))
+                if rowids.count % 65_536 == 0 { progress(rowids.count) }
+            }
+            return SortedKeys(storage: .rowids(rowids), table: table.name)
+        }
+        let width = CInt(table.keyWidth)
+        var keys: [[Value]] = []
+        while try cursor.next() != nil {
+            keys.append((0..<width).map { Value(statement: handle, index: $0) })
+            if keys.count % 65_536 == 0 { progress(keys.count) }
+        }
+        return SortedKeys(storage: .keys(keys), table: table.name)
+    }
+}
