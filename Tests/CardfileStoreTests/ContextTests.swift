@@ -186,7 +186,7 @@ struct ContextTests {
         try view.insert(into: "people", values: ["name": "Zed", "age": 50])
         try view.delete(fixture.person(2))
 
-        let request = FetchRequest(table: "people", predicate: .compare("age", .greaterOrEqual, 30), sortDescriptors: [SortDescriptor("age", ascending: false)])
+        let request = FetchRequest(table: "people", predicate: .compare("age", .greaterOrEqual, 30), sort: [ColumnSort("age", ascending: false)])
         let names = try view.fetch(request).compactMap { $0["name"] }
         #expect(names == ["Linus", "Zed", "Ada"])
         #expect(try view.count(for: request) == 3)
@@ -205,7 +205,7 @@ struct ContextTests {
 
     @Test func fetchWithLimitAndOffsetPages() throws {
         let fixture = try PeopleFixture()
-        let page = try fixture.view.fetch(FetchRequest(table: "people", sortDescriptors: [SortDescriptor("name")], limit: 2, offset: 1))
+        let page = try fixture.view.fetch(FetchRequest(table: "people", sort: [ColumnSort("name")], limit: 2, offset: 1))
         #expect(page.map { $0["name"] } == ["Grace", "Linus"])
     }
 

@@ -35,7 +35,7 @@ struct SchemaTests {
         try view.save()
         let records = try view.fetch(FetchRequest(
             table: Self.weirdTable, predicate: .contains(["😀 emoji", "名前"], "a"),
-            sortDescriptors: [SortDescriptor("😀 emoji")]))
+            sort: [ColumnSort("😀 emoji")]))
         // NOCASE sorts "apple" < "Banana 🍌" < "Party 🎉".
         #expect(records.map { $0["😀 emoji"] } == ["apple", "Banana 🍌", "Party 🎉"])
         #expect(records[1]["first name"] == "anon")

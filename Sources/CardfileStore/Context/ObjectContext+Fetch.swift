@@ -133,7 +133,7 @@ struct FetchQuery {
             sql += " WHERE \(filter.sql)"
             arguments += filter.arguments
         }
-        let order = try table.orderTerms(request.sortDescriptors, keyAliases: pending.isEmpty ? nil : keyAliases)
+        let order = try table.orderTerms(request.sort, keyAliases: pending.isEmpty ? nil : keyAliases)
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         if request.limit != nil || request.offset > 0 {
             sql += " LIMIT ? OFFSET ?"

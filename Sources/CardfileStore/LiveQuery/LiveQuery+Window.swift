@@ -6,6 +6,8 @@ extension LiveQuery {
     /// selection: the list's cursor.
     enum Selecting {
         case id(ObjectID)
+        /// `id`, or when it is gone its nearest neighbour in `order` (after, then before).
+        case idOrNeighbour(ObjectID, order: [ObjectID])
         case line(Int)
         case position(Int)
         case last
@@ -55,6 +57,11 @@ extension LiveQuery {
         switch selecting {
         case .id(let id):
             selection = rows.contains { $0.id == id } ? id : rows.first?.id
+        case .idOrNeighbour(let id, let order):
+            let shown = Set(rows.map(\.id))
+            let index = order.firstIndex(of: id) ?? 0
+            let candidates = [id] + order.dropFirst(index + 1) + order.prefix(index).reversed()
+            selection = candidates.first(where: shown.contains) ?? rows.first?.id
         case .line(let line):
             selection = rows.isEmpty ? nil : rows[min(max(0, line), rows.count - 1)].id
         case .position(let position):
@@ -265,21 +272,20 @@ extension LiveQuery {
         }
         let total = sorted.count + overlay.inserted.count
         let start = min(max(0, position), max(0, total - height))
-        let storedRange = start..<min(sorted.count, start + height)
-        let ids = storedRange.isEmpty ? [] : sorted.ids(in: storedRange)
-        let fresh = try rowsByID(ids, db: db)
         slice.first = start
-        for id in ids {
-            if let row = fresh[id] {
-                slice.append(stored: row, query: query, overlay: overlay)
-            } else {
-                // Deleted since the sort: keep the place, marked, until the next sort.
-                slice.append(pending: LiveRow(id: id, values: Array(repeating: .null, count: query.table.columns.count), status: .deleted))
+        // Rows deleted since the sort are skipped (the next ones fill in) until it is redone.
+        var next = start
+        while slice.rows.count < height, next < sorted.count {
+            let ids = sorted.ids(in: next..<min(sorted.count, next + height - slice.rows.count + 16))
+            next += ids.count
+            let fresh = try rowsByID(ids, db: db)
+            for id in ids where slice.rows.count < height {
+                if let row = fresh[id] { slice.append(stored: row, query: query, overlay: overlay) }
             }
         }
         let tailStart = max(0, start - sorted.count)
         for row in overlay.inserted.dropFirst(tailStart).prefix(height - slice.rows.count) { slice.append(pending: row) }
-        slice.reachesEnd = start + slice.rows.count >= total
+        slice.reachesEnd = next >= sorted.count && start + slice.rows.count >= total - (next - start - slice.rows.count)
         return slice
     }
 

@@ -200,7 +200,8 @@ public final class LiveQuery {
             }
         } else {
             // Values and deletions show at once; new order and new rows once re-sorted.
-            try show(firstRow: old.firstRow, selecting: old.selection.map { .id($0) } ?? .line(0))
+            let selecting: Selecting = old.selection.map { .idOrNeighbour($0, order: old.rows.map(\.id)) } ?? .line(0)
+            try show(firstRow: old.firstRow, selecting: selecting)
         }
     }
 

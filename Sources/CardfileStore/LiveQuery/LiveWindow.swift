@@ -3,13 +3,13 @@ public struct LiveQuerySpec: Hashable, Sendable {
     public var table: String
     /// Sort keys; the primary key is always the final tie-break, in the direction of the last
     /// sort key.
-    public var sort: [SortDescriptor]
+    public var sort: [ColumnSort]
     /// The filter as a person typed it (see ``FilterParser``).
     public var filter: String
     /// The columns free text searches (the displayed ones); nil means every column.
     public var searchColumns: [String]?
 
-    public init(table: String, sort: [SortDescriptor] = [], filter: String = "", searchColumns: [String]? = nil) {
+    public init(table: String, sort: [ColumnSort] = [], filter: String = "", searchColumns: [String]? = nil) {
         self.table = table
         self.sort = sort
         self.filter = filter

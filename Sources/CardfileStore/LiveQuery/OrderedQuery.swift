@@ -19,7 +19,7 @@ struct OrderedQuery: Sendable {
     let terms: [Term]
     let filter: (sql: String, arguments: [Value])?
 
-    init(entity: Entity, sort: [SortDescriptor], filter: Predicate?) throws(StoreError) {
+    init(entity: Entity, sort: [ColumnSort], filter: Predicate?) throws(StoreError) {
         self.entity = entity
         let table = entity.table
         var terms: [Term] = []

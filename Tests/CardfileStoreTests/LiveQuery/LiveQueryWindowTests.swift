@@ -16,21 +16,21 @@ struct LiveQueryWindowTests {
 
     static let cases: [Case] = [
         Case(name: "primary key", spec: LiveQuerySpec(table: "items"), condition: "1", order: "id", walksByKey: true),
-        Case(name: "indexed year, NULLs first", spec: LiveQuerySpec(table: "items", sort: [SortDescriptor("year")]),
+        Case(name: "indexed year, NULLs first", spec: LiveQuerySpec(table: "items", sort: [ColumnSort("year")]),
              condition: "1", order: "year, id", walksByKey: true),
-        Case(name: "indexed year descending, NULLs last", spec: LiveQuerySpec(table: "items", sort: [SortDescriptor("year", ascending: false)]),
+        Case(name: "indexed year descending, NULLs last", spec: LiveQuerySpec(table: "items", sort: [ColumnSort("year", ascending: false)]),
              condition: "1", order: "year DESC, id DESC", walksByKey: true),
-        Case(name: "unindexed name", spec: LiveQuerySpec(table: "items", sort: [SortDescriptor("name")]),
+        Case(name: "unindexed name", spec: LiveQuerySpec(table: "items", sort: [ColumnSort("name")]),
              condition: "1", order: "name, id", walksByKey: false),
-        Case(name: "name descending, case-insensitive", spec: LiveQuerySpec(table: "items", sort: [SortDescriptor("name", ascending: false, collation: .nocase)]),
+        Case(name: "name descending, case-insensitive", spec: LiveQuerySpec(table: "items", sort: [ColumnSort("name", ascending: false, collation: .nocase)]),
              condition: "1", order: "name COLLATE NOCASE DESC, id DESC", walksByKey: false),
-        Case(name: "condition on the indexed column", spec: LiveQuerySpec(table: "items", sort: [SortDescriptor("year")], filter: "year >= 1990"),
+        Case(name: "condition on the indexed column", spec: LiveQuerySpec(table: "items", sort: [ColumnSort("year")], filter: "year >= 1990"),
              condition: "year >= 1990", order: "year, id", walksByKey: true),
         Case(name: "substring search", spec: LiveQuerySpec(table: "items", filter: "ember", searchColumns: ["name", "notes"]),
              condition: "(name LIKE '%ember%' OR notes LIKE '%ember%')", order: "id", walksByKey: true),
-        Case(name: "empty notes, by category then price", spec: LiveQuerySpec(table: "items", sort: [SortDescriptor("category"), SortDescriptor("price", ascending: false)], filter: "notes is empty"),
+        Case(name: "empty notes, by category then price", spec: LiveQuerySpec(table: "items", sort: [ColumnSort("category"), ColumnSort("price", ascending: false)], filter: "notes is empty"),
              condition: "(notes IS NULL OR notes = '')", order: "category, price DESC, id DESC", walksByKey: false),
-        Case(name: "two conditions and a word", spec: LiveQuerySpec(table: "items", sort: [SortDescriptor("year", ascending: false)], filter: "category = music price < 20 delta", searchColumns: ["name"]),
+        Case(name: "two conditions and a word", spec: LiveQuerySpec(table: "items", sort: [ColumnSort("year", ascending: false)], filter: "category = music price < 20 delta", searchColumns: ["name"]),
              condition: "category = 'music' AND price < 20 AND name LIKE '%delta%'", order: "year DESC, id DESC", walksByKey: true),
     ]
 

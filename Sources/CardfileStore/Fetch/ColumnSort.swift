@@ -2,7 +2,7 @@ import GRDB
 
 /// One key of a sort order: a column, a direction, and optionally a collation that overrides
 /// the column's own.
-public struct SortDescriptor: Hashable, Sendable {
+public struct ColumnSort: Hashable, Sendable {
     public var column: String
     public var ascending: Bool
     public var collation: Collation?
@@ -20,19 +20,19 @@ public struct FetchRequest: Hashable, Sendable {
     public var predicate: Predicate?
     /// Sort keys; the primary key is always appended as the final tie-break (in the direction
     /// of the last sort key), so the order is total and stable.
-    public var sortDescriptors: [SortDescriptor]
+    public var sort: [ColumnSort]
     public var limit: Int?
     public var offset: Int
     /// Include records marked for deletion in the context (as `.deleted`); off by default.
     public var includesPendingDeletes: Bool
 
     public init(
-        table: String, predicate: Predicate? = nil, sortDescriptors: [SortDescriptor] = [],
+        table: String, predicate: Predicate? = nil, sort: [ColumnSort] = [],
         limit: Int? = nil, offset: Int = 0, includesPendingDeletes: Bool = false
     ) {
         self.table = table
         self.predicate = predicate
-        self.sortDescriptors = sortDescriptors
+        self.sort = sort
         self.limit = limit
         self.offset = offset
         self.includesPendingDeletes = includesPendingDeletes
@@ -42,7 +42,7 @@ public struct FetchRequest: Hashable, Sendable {
 extension TableSchema {
     /// The `ORDER BY` terms for `sort`, ending with the primary key as tie-break.
     /// `keyAliases` names the key columns when the query renames them.
-    func orderTerms(_ sort: [SortDescriptor], keyAliases: [String]? = nil) throws(StoreError) -> [String] {
+    func orderTerms(_ sort: [ColumnSort], keyAliases: [String]? = nil) throws(StoreError) -> [String] {
         var terms: [String] = []
         var seen: Set<String> = []
         for descriptor in sort {
