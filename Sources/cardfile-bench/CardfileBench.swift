@@ -17,10 +17,18 @@ struct CardfileBench: ParsableCommand {
     @Argument(help: "Sections to run: store, live, terminal (default: all).")
     var sections: [String] = []
 
+    @Option(help: .hidden)
+    var browseMemory: String?
+
     func run() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        if let browseMemory {
+            let result = try BrowseMemoryBenchmark(path: browseMemory).run()
+            print("\(result.rss) \(result.pages) \(result.seconds)")
+            return
+        }
         let wanted = Set(sections.isEmpty ? ["store", "live", "terminal"] : sections)
 
         if wanted.contains("store") {
@@ -28,6 +36,30 @@ struct CardfileBench: ParsableCommand {
             let generated = try Measure.time { try BenchmarkDatabase.create(at: path, rows: rows) }
             print("Generated \(rows.formatted()) rows in \(duration(generated)).")
             try StoreBenchmark(path: path, rows: rows, saves: saves).run()
+        }
+        if wanted.contains("live") {
+            let path = "\(folder)/live.sqlite"
+            try BenchmarkDatabase.create(at: path, rows: rows)
+            try LiveQueryBenchmark(path: path, rows: rows).run()
+            var memory = ResultTable("Memory after browsing a whole table end to end (pages of 50)")
+            for size in [100_000, rows] {
+                let sized = "\(folder)/browse-\(size).sqlite"
+                try BenchmarkDatabase.create(at: sized, rows: size)
+                let child = Process()
+                child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+                child.arguments = ["--browse-memory", sized]
+                let output = Pipe()
+                child.standardOutput = output
+                try child.run()
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                child.waitUntilExit()
+                let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                if fields.count == 3 {
+                    memory.add("\(size.formatted()) rows: RSS after \(Int(fields[1]).formatted()) pages in \(duration(fields[2]))", String(format: "%.1f MiB", fields[0]), goal: "< 40 MiB")
+                }
+                try? FileManager.default.removeItem(atPath: sized)
+            }
+            memory.print()
         }
     }
 }
