@@ -5,6 +5,8 @@ let package = Package(
     name: "Cardfile",
     products: [
         .library(name: "CardfileStore", targets: ["CardfileStore"]),
+        .library(name: "CardfileTerminal", targets: ["CardfileTerminal"]),
+        .library(name: "CardfileCurses", targets: ["CardfileCurses"]),
         .executable(name: "cardfile", targets: ["cardfile"]),
     ],
     dependencies: [
@@ -19,6 +21,20 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
+        ),
+        .target(name: "CWidth"),
+        .target(
+            name: "CardfileTerminal",
+            dependencies: ["CWidth", .product(name: "TOMLKit", package: "TOMLKit")]
+        ),
+        .systemLibrary(
+            name: "CNCurses",
+            pkgConfig: "ncursesw",
+            providers: [.apt(["libncurses-dev"])]
+        ),
+        .target(
+            name: "CardfileCurses",
+            dependencies: ["CNCurses", "CardfileTerminal"]
         ),
         .executableTarget(
             name: "cardfile",
@@ -38,6 +54,10 @@ let package = Package(
         .testTarget(
             name: "CardfileStoreTests",
             dependencies: ["CardfileStore"]
+        ),
+        .testTarget(
+            name: "CardfileTerminalTests",
+            dependencies: ["CardfileTerminal"]
         ),
     ],
     swiftLanguageModes: [.v6]

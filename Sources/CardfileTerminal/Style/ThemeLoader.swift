@@ -1,0 +1,51 @@
+import Foundation
+
+/// Finds a theme by name: the person's own themes first
+/// (`$XDG_CONFIG_HOME/cardfile/themes/NAME.toml`, else `~/.config/cardfile/themes`), then the
+/// built-in ones. `NO_COLOR` (set and not empty) selects `mono` whatever was asked. A theme that
+/// cannot be used yields the default theme and a ``ThemeProblem`` to show.
+public struct ThemeLoader: Sendable {
+    public let environment: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// The folder of the person's themes.
+    public var userDirectory: String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+        return base + "/cardfile/themes"
+    }
+
+    /// Loads `name` (the default theme when nil).
+    public func load(_ name: String?) -> (theme: Theme, problem: ThemeProblem?) {
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty {
+            return (Theme.builtin("mono") ?? .default, nil)
+        }
+        let wanted = name ?? "default"
+        let userFile = "\(userDirectory)/\(wanted).toml"
+        if FileManager.default.fileExists(atPath: userFile) {
+            do {
+                let source = try String(contentsOfFile: userFile, encoding: .utf8)
+                return (try Theme.parse(source, file: userFile, base: .default), nil)
+            } catch let problem as ThemeProblem {
+                return (.default, problem)
+            } catch {
+                return (.default, ThemeProblem(file: userFile, key: nil, value: nil, reason: "cannot be read (\(error.localizedDescription))"))
+            }
+        }
+        if let builtin = Theme.builtin(wanted) { return (builtin, nil) }
+        return (.default, ThemeProblem(
+            file: userFile, key: nil, value: nil,
+            reason: "does not exist, and there is no built-in theme “\(wanted)” (built in: \(Theme.builtinNames.joined(separator: ", ")))"))
+    }
+
+    /// Every theme name available: built-in and the person's own.
+    public func availableThemes() -> [String] {
+        let own = ((try? FileManager.default.contentsOfDirectory(atPath: userDirectory)) ?? [])
+            .filter { $0.hasSuffix(".toml") }
+            .map { String($0.dropLast(5)) }
+        return Array(Set(Theme.builtinNames + own)).sorted()
+    }
+}

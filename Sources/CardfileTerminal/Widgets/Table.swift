@@ -1,0 +1,173 @@
+/// A column of a ``Table``.
+public struct TableColumn: Hashable, Sendable {
+    public enum Alignment: Sendable { case left, right }
+    public var title: String
+    public var minWidth: Int
+    public var maxWidth: Int
+    public var alignment: Alignment
+
+    public init(_ title: String, minWidth: Int = 3, maxWidth: Int = 40, alignment: Alignment = .left) {
+        self.title = title
+        self.minWidth = max(1, minWidth)
+        self.maxWidth = max(self.minWidth, maxWidth)
+        self.alignment = alignment
+    }
+}
+
+/// A mark in a row's gutter: what is pending for the record.
+public enum RowMark: Hashable, Sendable {
+    case modified, inserted, deleted, conflict
+
+    var symbol: String {
+        switch self {
+        case .modified: return "●"
+        case .inserted: return "+"
+        case .deleted: return "✗"
+        case .conflict: return "!"
+        }
+    }
+
+    var role: Role {
+        switch self {
+        case .modified: return .modified
+        case .inserted: return .inserted
+        case .deleted: return .deleted
+        case .conflict: return .conflict
+        }
+    }
+}
+
+/// Where the shown rows stand in the whole list, for the scroll indicator.
+public struct ScrollPosition: Hashable, Sendable {
+    public var first: Int
+    public var total: Int
+
+    public init(first: Int, total: Int) {
+        self.first = first
+        self.total = total
+    }
+}
+
+/// A list of records: a header, one line per row, a gutter of marks, a selected row, a focused
+/// column and a scroll indicator. Column widths fit the area and the data on screen; when the
+/// columns do not fit, the focused column stays visible.
+///
+/// The table draws only the rows it is given (the live query's window); its scroll state
+/// belongs to the caller.
+public struct Table: Widget {
+    public var columns: [TableColumn]
+    public var rows: [[String]]
+    public var marks: [RowMark?]
+    public var selectedRow: Int?
+    public var focusedColumn: Int?
+    public var scroll: ScrollPosition?
+
+    public init(columns: [TableColumn], rows: [[String]], marks: [RowMark?] = [], selectedRow: Int? = nil, focusedColumn: Int? = nil, scroll: ScrollPosition? = nil) {
+        self.columns = columns
+        self.rows = rows
+        self.marks = marks
+        self.selectedRow = selectedRow
+        self.focusedColumn = focusedColumn
+        self.scroll = scroll
+    }
+
+    /// Widths for the columns shown, with the index of the first one shown.
+    public func layout(width: Int) -> (first: Int, widths: [Int]) {
+        guard !columns.isEmpty, width > 0 else { return (0, []) }
+        let natural = columns.indices.map { index -> Int in
+            let column = columns[index]
+            let data = rows.map { index < $0.count ? $0[index].displayWidth : 0 }.max() ?? 0
+            return min(column.maxWidth, max(column.minWidth, column.title.displayWidth, data))
+        }
+        // One space between columns.
+        func total(_ widths: ArraySlice<Int>) -> Int { widths.reduce(0, +) + max(0, widths.count - 1) }
+        if total(natural[...]) <= width { return (0, natural) }
+        // Shrink the widest columns first, down to their minimum.
+        var widths = natural
+        while total(widths[...]) > width {
+            guard let widest = widths.indices.filter({ widths[$0] > columns[$0].minWidth }).max(by: { widths[$0] < widths[$1] }) else { break }
+            widths[widest] -= 1
+        }
+        if total(widths[...]) <= width { return (0, widths) }
+        // Still too wide: show a run of columns containing the focused one.
+        let focus = min(max(0, focusedColumn ?? 0), columns.count - 1)
+        var first = focus
+        var last = focus
+        while true {
+            if last + 1 < columns.count, total(widths[first...(last + 1)]) <= width { last += 1; continue }
+            if first > 0, total(widths[(first - 1)...last]) <= width { first -= 1; continue }
+            break
+        }
+        var shown = Array(widths[first...last])
+        if total(shown[...]) > width { shown[shown.count - 1] = max(1, width - (total(shown[...]) - shown[shown.count - 1])) }
+        return (first, shown)
+    }
+
+    public func render(in area: Rect, buffer: inout Buffer) {
+        guard !area.isEmpty else { return }
+        buffer.fill(area, style: .plain)
+        let showsScrollbar = scroll.map { $0.total > max(0, area.height - 1) } ?? false && area.width > 3
+        let gutter = area.width > 4 ? 2 : 0
+        let content = Rect(x: area.x + gutter, y: area.y, width: area.width - gutter - (showsScrollbar ? 1 : 0), height: area.height)
+        let (first, widths) = layout(width: content.width)
+
+        // Header.
+        let header = Style(foreground: .accent, background: .surface, attributes: [.bold])
+        buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), style: header)
+        var x = content.x
+        for (offset, width) in widths.enumerated() {
+            let column = columns[first + offset]
+            let style = (first + offset) == focusedColumn ? header.adding(.underline) : header
+            writeAligned(column.title, x: x, y: area.y, width: width, alignment: column.alignment, style: style, buffer: &buffer)
+            x += width + 1
+        }
+
+        // Rows.
+        for (line, row) in rows.enumerated() {
+            let y = area.y + 1 + line
+            guard y < area.maxY else { break }
+            let selected = line == selectedRow
+            let rowStyle = selected ? Style(foreground: .text, background: .selection) : .plain
+            buffer.fill(Rect(x: area.x, y: y, width: area.width - (showsScrollbar ? 1 : 0), height: 1), style: rowStyle)
+            if gutter > 0, line < marks.count, let mark = marks[line] {
+                buffer.write(mark.symbol, x: area.x, y: y, maxWidth: 1, style: rowStyle.with(foreground: mark.role).adding(.bold))
+            }
+            var x = content.x
+            for (offset, width) in widths.enumerated() {
+                let index = first + offset
+                let text = index < row.count ? row[index] : ""
+                var style = rowStyle
+                if line < marks.count, marks[line] == .deleted { style = style.with(foreground: .muted).adding(.dim) }
+                if selected, index == focusedColumn { style = style.adding(.underline) }
+                writeAligned(text, x: x, y: y, width: width, alignment: columns[index].alignment, style: style, buffer: &buffer)
+                x += width + 1
+            }
+        }
+
+        if showsScrollbar, let scroll { renderScrollbar(scroll, x: area.maxX - 1, top: area.y + 1, height: area.height - 1, buffer: &buffer) }
+    }
+
+    private func writeAligned(_ text: String, x: Int, y: Int, width: Int, alignment: TableColumn.Alignment, style: Style, buffer: inout Buffer) {
+        guard width > 0 else { return }
+        var start = x
+        if alignment == .right {
+            let used = min(width, text.displayWidth)
+            start = x + width - used
+        }
+        buffer.write(text, x: start, y: y, maxWidth: x + width - start, style: style)
+    }
+
+    /// A one-column bar whose thumb shows the window's place and size in the list.
+    private func renderScrollbar(_ scroll: ScrollPosition, x: Int, top: Int, height: Int, buffer: inout Buffer) {
+        guard height > 0, scroll.total > 0 else { return }
+        let visible = min(scroll.total, rows.count)
+        let thumb = max(1, height * visible / scroll.total)
+        let room = height - thumb
+        let maxFirst = max(1, scroll.total - visible)
+        let offset = min(room, (room * min(scroll.first, maxFirst) + maxFirst / 2) / maxFirst)
+        for line in 0..<height {
+            let inThumb = line >= offset && line < offset + thumb
+            buffer.set(Cell(text: inThumb ? "█" : "░", style: Style(foreground: inThumb ? .accent : .border)), x: x, y: top + line)
+        }
+    }
+}

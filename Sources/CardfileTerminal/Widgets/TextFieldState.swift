@@ -1,0 +1,145 @@
+/// The text and cursor of a one-line field, edited by grapheme cluster (an emoji, a flag or a
+/// letter with accents moves and deletes as one).
+///
+/// Keys: ←/→ by character, Home/End and Ctrl-A/Ctrl-E to the ends, Alt-B/Alt-F by word,
+/// Backspace/Delete, Ctrl-K (delete to the end), Ctrl-U (delete to the start), Ctrl-W (delete
+/// the previous word).
+public struct TextFieldState: Hashable, Sendable {
+    public private(set) var characters: [Character]
+    /// The cursor, as a character index (0 is before the first).
+    public private(set) var cursor: Int
+    /// The first character shown (horizontal scrolling), kept up to date by drawing.
+    public var scroll: Int = 0
+
+    public init(text: String = "") {
+        characters = Array(text)
+        cursor = characters.count
+    }
+
+    public var text: String {
+        get { String(characters) }
+        set {
+            characters = Array(newValue)
+            cursor = min(cursor, characters.count)
+        }
+    }
+
+    public mutating func moveCursor(to index: Int) {
+        cursor = min(max(0, index), characters.count)
+    }
+
+    /// Inserts text at the cursor. Line breaks become spaces (the field is one line).
+    public mutating func insert(_ text: String) {
+        let clean = text.map { $0.isNewline ? " " : $0 }
+        characters.insert(contentsOf: clean, at: cursor)
+        cursor += clean.count
+    }
+
+    /// Applies an editing key; returns false for keys a field does not handle.
+    @discardableResult
+    public mutating func handle(_ event: KeyEvent) -> Bool {
+        let control = event.modifiers.contains(.control)
+        let alt = event.modifiers.contains(.alt)
+        switch event.key {
+        case .left where !alt: moveCursor(to: cursor - 1)
+        case .right where !alt: moveCursor(to: cursor + 1)
+        case .home: cursor = 0
+        case .end: cursor = characters.count
+        case .backspace:
+            guard cursor > 0 else { return true }
+            characters.remove(at: cursor - 1)
+            cursor -= 1
+        case .delete:
+            guard cursor < characters.count else { return true }
+            characters.remove(at: cursor)
+        case .left where alt: cursor = previousWordStart()
+        case .right where alt: cursor = nextWordEnd()
+        case .character(let character) where control:
+            switch character {
+            case "a": cursor = 0
+            case "e": cursor = characters.count
+            case "k": characters.removeSubrange(cursor...)
+            case "u":
+                characters.removeSubrange(..<cursor)
+                cursor = 0
+            case "w":
+                var start = cursor
+                while start > 0, characters[start - 1].isWhitespace { start -= 1 }
+                while start > 0, !characters[start - 1].isWhitespace { start -= 1 }
+                characters.removeSubrange(start..<cursor)
+                cursor = start
+            default: return false
+            }
+        case .character(let character) where alt:
+            switch character {
+            case "b": cursor = previousWordStart()
+            case "f": cursor = nextWordEnd()
+            default: return false
+            }
+        case .character(let character):
+            insert(String(character))
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func isWord(_ character: Character) -> Bool {
+        character.isLetter || character.isNumber || character == "_"
+    }
+
+    private func previousWordStart() -> Int {
+        var index = cursor
+        while index > 0, !isWord(characters[index - 1]) { index -= 1 }
+        while index > 0, isWord(characters[index - 1]) { index -= 1 }
+        return index
+    }
+
+    private func nextWordEnd() -> Int {
+        var index = cursor
+        while index < characters.count, !isWord(characters[index]) { index += 1 }
+        while index < characters.count, isWord(characters[index]) { index += 1 }
+        return index
+    }
+
+    /// Adjusts ``scroll`` so the cursor is visible in `width` cells; returns the cursor's
+    /// column relative to the start of the field.
+    mutating func fit(width: Int) -> Int {
+        guard width > 0 else { return 0 }
+        scroll = min(scroll, cursor)
+        func columns(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + Glyph($1).width } }
+        // The cursor needs one cell of its own.
+        while scroll < cursor, columns(scroll..<cursor) + 1 > width { scroll += 1 }
+        return columns(scroll..<cursor)
+    }
+}
+
+/// A one-line text field. Draw it with its state; ``cursor(in:state:)`` tells where the
+/// terminal cursor goes.
+public struct TextField: StatefulWidget {
+    public var style: Style
+    public var placeholder: String?
+
+    public init(style: Style = Style(background: .surface), placeholder: String? = nil) {
+        self.style = style
+        self.placeholder = placeholder
+    }
+
+    public func render(in area: Rect, buffer: inout Buffer, state: inout TextFieldState) {
+        guard !area.isEmpty else { return }
+        buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), style: style)
+        _ = state.fit(width: area.width)
+        if state.characters.isEmpty, let placeholder {
+            buffer.write(placeholder, x: area.x, y: area.y, maxWidth: area.width, style: style.with(foreground: .muted))
+            return
+        }
+        let visible = String(state.characters[state.scroll...])
+        buffer.write(visible, x: area.x, y: area.y, maxWidth: area.width, style: style, overflow: .clip)
+    }
+
+    /// The screen position of the cursor for a field drawn in `area`.
+    public func cursor(in area: Rect, state: inout TextFieldState) -> Point? {
+        guard !area.isEmpty else { return nil }
+        return Point(x: area.x + min(area.width - 1, state.fit(width: area.width)), y: area.y)
+    }
+}

@@ -1,0 +1,94 @@
+import Testing
+@testable import CardfileTerminal
+
+@Suite("Key decoding")
+struct KeyDecoderTests {
+    func decode(_ bytes: [UInt8], flush: Bool = true) -> [Event] {
+        var decoder = KeyDecoder()
+        var events = decoder.feed(bytes)
+        if flush { events += decoder.flush() }
+        return events
+    }
+
+    func decode(_ text: String) -> [Event] { decode(Array(text.utf8)) }
+
+    func key(_ key: Key, _ modifiers: Modifiers = []) -> Event { .key(KeyEvent(key, modifiers: modifiers)) }
+
+    @Test func textAndUTF8() {
+        #expect(decode("aZ ") == [key(.character("a")), key(.character("Z")), key(.character(" "))])
+        #expect(decode("é中😀") == [key(.character("é")), key(.character("中")), key(.character("😀"))])
+    }
+
+    @Test func controlKeys() {
+        #expect(decode([0x0D, 0x09, 0x7F, 0x08]) == [key(.enter), key(.tab), key(.backspace), key(.backspace)])
+        #expect(decode([0x01, 0x13, 0x11, 0x1A]) == [
+            .key(.control("a")), .key(.control("s")), .key(.control("q")), .key(.control("z")),
+        ])
+        #expect(decode([0x00]) == [key(.character(" "), .control)])
+    }
+
+    @Test func escapeAloneNeedsAFlush() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed([0x1B]).isEmpty)
+        #expect(decoder.hasPending)
+        #expect(decoder.flush() == [key(.escape)])
+        #expect(!decoder.hasPending)
+    }
+
+    @Test func sequencesSplitAcrossReads() {
+        var decoder = KeyDecoder()
+        #expect(decoder.feed([0x1B, 0x5B]).isEmpty)
+        #expect(decoder.feed([0x31, 0x3B, 0x35]).isEmpty)
+        #expect(decoder.feed([0x41, 0x62]) == [key(.up, .control), key(.character("b"))])
+        #expect(decoder.feed([0xE4, 0xB8]).isEmpty)
+        #expect(decoder.feed([0xAD]) == [key(.character("中"))])
+    }
+
+    @Test func cursorAndFunctionKeysFromXtermTmuxAndTheConsole() {
+        #expect(decode("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D") == [key(.up), key(.down), key(.right), key(.left)])
+        #expect(decode("\u{1B}OA\u{1B}OH\u{1B}OF") == [key(.up), key(.home), key(.end)])
+        #expect(decode("\u{1B}[H\u{1B}[F\u{1B}[1~\u{1B}[4~\u{1B}[7~\u{1B}[8~") == [key(.home), key(.end), key(.home), key(.end), key(.home), key(.end)])
+        #expect(decode("\u{1B}[2~\u{1B}[3~\u{1B}[5~\u{1B}[6~\u{1B}[Z") == [key(.insert), key(.delete), key(.pageUp), key(.pageDown), key(.backTab)])
+        #expect(decode("\u{1B}OP\u{1B}OS\u{1B}[15~\u{1B}[21~\u{1B}[24~") == [key(.function(1)), key(.function(4)), key(.function(5)), key(.function(10)), key(.function(12))])
+        #expect(decode("\u{1B}[[A\u{1B}[[E") == [key(.function(1)), key(.function(5))])
+        #expect(decode("\u{1B}[1;2C\u{1B}[1;3D\u{1B}[5;5~\u{1B}[1;5P") == [key(.right, .shift), key(.left, .alt), key(.pageUp, .control), key(.function(1), .control)])
+    }
+
+    @Test func altCombinations() {
+        #expect(decode("\u{1B}b\u{1B}F\u{1B}é") == [.key(.alt("b")), .key(.alt("F")), .key(.alt("é"))])
+        #expect(decode([0x1B, 0x7F]) == [key(.backspace, .alt)])
+        #expect(decode([0x1B, 0x01]) == [key(.character("a"), [.control, .alt])])
+        #expect(decode([0x1B, 0x1B]) == [key(.escape), key(.escape)])
+    }
+
+    @Test func bracketedPasteIsOneEvent() {
+        let pasted = "line one\nline two\u{1B}[A not a key"
+        #expect(decode("x\u{1B}[200~\(pasted)\u{1B}[201~y") == [key(.character("x")), .paste(pasted), key(.character("y"))])
+        // Split anywhere, even inside the end marker.
+        var decoder = KeyDecoder()
+        var events: [Event] = []
+        for byte in Array("\u{1B}[200~héllo\u{1B}[201~".utf8) { events += decoder.feed([byte]) }
+        #expect(events == [.paste("héllo")])
+    }
+
+    @Test func mouseReports() {
+        #expect(decode("\u{1B}[<0;10;5M\u{1B}[<0;10;5m") == [
+            .mouse(MouseEvent(kind: .press(button: 1), position: Point(x: 9, y: 4))),
+            .mouse(MouseEvent(kind: .release, position: Point(x: 9, y: 4))),
+        ])
+        #expect(decode("\u{1B}[<64;3;4M\u{1B}[<65;3;4M\u{1B}[<18;1;1M") == [
+            .mouse(MouseEvent(kind: .wheelUp, position: Point(x: 2, y: 3))),
+            .mouse(MouseEvent(kind: .wheelDown, position: Point(x: 2, y: 3))),
+            .mouse(MouseEvent(kind: .press(button: 3), position: Point(x: 0, y: 0), modifiers: .control)),
+        ])
+        #expect(decode([0x1B, 0x5B, 0x4D, 32, 33 + 4, 33 + 2]) == [.mouse(MouseEvent(kind: .press(button: 1), position: Point(x: 4, y: 2)))])
+    }
+
+    @Test func keyNamesForHelp() {
+        #expect(KeyEvent.control("s").description == "Ctrl-S")
+        #expect(KeyEvent.alt("b").description == "Alt-b")
+        #expect(KeyEvent(.pageDown).description == "PgDn")
+        #expect(KeyEvent(.function(1)).description == "F1")
+        #expect(KeyEvent.char("?").description == "?")
+    }
+}
