@@ -44,6 +44,10 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "cardfile-termdemo",
+            dependencies: ["CardfileCurses", "CardfileTerminal"]
+        ),
+        .executableTarget(
             name: "cardfile-bench",
             dependencies: [
                 "CardfileStore",

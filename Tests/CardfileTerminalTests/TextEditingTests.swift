@@ -65,6 +65,15 @@ struct TextEditingTests {
         TextField(style: .plain).render(in: buffer.area, buffer: &buffer, state: &state)
         #expect(buffer.line(0) == "012345")
         #expect(TextField().cursor(in: buffer.area, state: &state) == Point(x: 0, y: 0))
+        // When the field grows wider, it scrolls back to show all it can.
+        state.handle(KeyEvent(.end))
+        var narrow = Buffer(size: Size(width: 3, height: 1))
+        TextField(style: .plain).render(in: narrow.area, buffer: &narrow, state: &state)
+        #expect(narrow.line(0) == "ef ")
+        var wider = Buffer(size: Size(width: 20, height: 1))
+        TextField(style: .plain).render(in: wider.area, buffer: &wider, state: &state)
+        #expect(wider.line(0) == "0123456789abcdef    ")
+        #expect(TextField().cursor(in: wider.area, state: &state) == Point(x: 16, y: 0))
         // Wide characters scroll whole.
         var wide = field("中文字")
         var small = Buffer(size: Size(width: 4, height: 1))

@@ -102,4 +102,6 @@ public enum Event: Hashable, Sendable {
     case paste(String)
     case mouse(MouseEvent)
     case resize(Size)
+    /// The program was asked to stop (SIGTERM, SIGINT or SIGHUP): clean up and exit.
+    case terminate
 }

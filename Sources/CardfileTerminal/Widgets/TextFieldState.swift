@@ -108,8 +108,10 @@ public struct TextFieldState: Hashable, Sendable {
         guard width > 0 else { return 0 }
         scroll = min(scroll, cursor)
         func columns(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + Glyph($1).width } }
-        // The cursor needs one cell of its own.
+        // The cursor needs one cell of its own. Scroll right until it fits, and back left
+        // while there is room (after the field grew wider).
         while scroll < cursor, columns(scroll..<cursor) + 1 > width { scroll += 1 }
+        while scroll > 0, columns((scroll - 1)..<characters.count) + 1 <= width { scroll -= 1 }
         return columns(scroll..<cursor)
     }
 }
