@@ -97,4 +97,50 @@ extension ObjectContext {
             state.store(object, for: id)
         }
     }
+
+    /// Settles a conflict about a whole record after a person chose a side; call
+    /// ``refresh(_:mergeChanges:)`` with `true` first so the context knows the store's row.
+    ///
+    /// - Deleted here, changed elsewhere: `.mine` deletes it anyway at the next save; `.theirs`
+    ///   or `.original` keeps their row and forgets the delete.
+    /// - Changed here, deleted elsewhere: `.mine` writes it back (the next save inserts it with
+    ///   this context's values and key); `.theirs` or `.original` lets it go.
+    /// - Otherwise every field flagged as changed elsewhere is settled with `choice`, as
+    ///   ``resolveConflict(of:field:choosing:)`` does.
+    public func resolveConflict(of id: ObjectID, keeping choice: ConflictChoice) throws(StoreError) {
+        let (entity, id) = try canonical(id)
+        let flagged: [String] = try withState { state in
+            guard var object = state.objects[id] else { throw StoreError.noSuchObject(id) }
+            if object.isDeleted {
+                if choice == .mine, let snapshot = object.snapshot {
+                    object.deletionBase = Array(snapshot[0..<entity.columnCount])
+                } else {
+                    object.deletionBase = nil
+                    object.edits = [:]
+                }
+                state.store(object, for: id)
+                return []
+            }
+            if object.isDeletedElsewhere {
+                guard choice == .mine else {
+                    state.remove(id)
+                    return []
+                }
+                var recreated = ManagedObject(isInserted: true)
+                for column in entity.writableColumns {
+                    recreated.edits[column] = Edit(value: object.value(column, entity: entity), base: .null)
+                }
+                for field in entity.columnCount..<entity.fieldNames.count {
+                    recreated.edits[field] = Edit(value: object.value(field, entity: entity), base: .null)
+                }
+                recreated.insertSequence = core.nextInsertSequence()
+                state.store(recreated, for: id)
+                return []
+            }
+            return object.changedElsewhere(entity: entity).map { entity.fieldNames[$0] }
+        }
+        for field in flagged {
+            try resolveConflict(of: id, field: field, choosing: choice)
+        }
+    }
 }

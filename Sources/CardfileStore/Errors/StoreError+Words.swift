@@ -90,6 +90,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             sentence = "\(field) is set by the database (a key or a computed column) and cannot be edited."
         case .readOnlyTable:
             sentence = "Records of this table cannot be told apart, so they cannot be edited."
+        case .ignoredByDatabase:
+            sentence = "The database ignored this record (a trigger refused it)."
         }
         return "\(subject): \(sentence)"
     }

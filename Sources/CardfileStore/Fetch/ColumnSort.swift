@@ -49,7 +49,9 @@ extension TableSchema {
             guard let column = column(named: descriptor.column) else {
                 throw StoreError.noSuchField(table: name, field: descriptor.column)
             }
-            seen.insert(column.name.lowercased())
+            if descriptor.collation == nil || descriptor.collation == column.collation {
+                seen.insert(column.name.lowercased())
+            }
             var term = column.name.quotedIdentifier
             if let collation = descriptor.collation { term += " COLLATE \(collation.name)" }
             terms.append(term + (descriptor.ascending ? " ASC" : " DESC"))

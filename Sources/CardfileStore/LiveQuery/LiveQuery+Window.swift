@@ -140,16 +140,24 @@ extension LiveQuery {
         slice.first = first
         for row in stored { slice.append(stored: row, query: query, overlay: overlay) }
         if stored.count < height {
-            // The stored rows ended: unsaved inserts follow.
-            let storedEnd = first + stored.count
-            let tailStart = max(0, position - storedEnd)
+            // The stored rows ended: unsaved inserts follow them.
+            let storedTotal = stored.isEmpty ? try storedCount(db: db) : first + stored.count
+            let tailStart = max(0, position - storedTotal)
+            if stored.isEmpty { slice.first = storedTotal + tailStart }
             for row in overlay.inserted.dropFirst(tailStart).prefix(height - stored.count) { slice.append(pending: row) }
             slice.reachesEnd = true
-            if slice.rows.count < height, first > 0 {
+            if slice.rows.count < height, slice.first > 0 {
                 return try keyedEnd(db: db)
             }
         }
         return slice
+    }
+
+    /// How many stored rows match: from the positions when they are current, else counted.
+    func storedCount(db: Database) throws -> Int {
+        if let positions, builtAt?.data == dataVersion { return positions.count }
+        let count = query.count()
+        return try Int.fetchOne(db, sql: count.sql, arguments: count.arguments.statementArguments) ?? 0
     }
 
     /// The last `height` rows: stored ones read backwards from the end, then unsaved inserts.
@@ -163,7 +171,7 @@ extension LiveQuery {
         if let firstKey = stored.first.map(query.key(of:)) {
             slice.first = try position(of: firstKey, db: db)
         } else {
-            slice.first = max(0, overlay.inserted.count - tail.count)
+            slice.first = try storedCount(db: db) + overlay.inserted.count - tail.count
         }
         return slice
     }

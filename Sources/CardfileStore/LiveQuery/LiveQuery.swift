@@ -125,14 +125,17 @@ public final class LiveQuery {
         sorted = nil
         builtAt = nil
         worker.cancel()
+        let pending = try context.pendingRows(for: query.entity)
         try read { db in
             walksByKey = try query.isServedByIndex(db)
-            overlay = try PendingOverlay.load(context: context, query: query, db: db)
+            overlay = try PendingOverlay.load(pending: pending, query: query, db: db)
         }
         backgroundWanted = true
         if walksByKey {
             if keepingSelection, let selection = window.selection, let line = window.selectedLine {
-                try reanchor(on: selection, line: line, oldWindow: window, oldKeys: windowKeys)
+                // The window's keys belong to the old order: only its IDs carry over.
+                windowKeys = []
+                try reanchor(on: selection, line: line, oldWindow: window, oldKeys: [])
             } else {
                 try show(firstRow: 0, selecting: .line(0))
             }
@@ -186,9 +189,18 @@ public final class LiveQuery {
         refreshCount += 1
         dataVersion += 1
         backgroundWanted = true
+        // Rows that were unsaved inserts go by their permanent IDs once saved.
+        let saved = worker.takePermanentIDs()
+        if !saved.isEmpty {
+            window = LiveWindow(
+                rows: window.rows.map { row in saved[row.id].map { LiveRow(id: $0, values: row.values, status: row.status) } ?? row },
+                firstRow: window.firstRow, count: window.count,
+                selection: window.selection.map { saved[$0] ?? $0 }, columns: window.columns)
+        }
         let old = window
         let oldKeys = windowKeys
-        try read { db in overlay = try PendingOverlay.load(context: context, query: query, db: db) }
+        let pending = try context.pendingRows(for: query.entity)
+        try read { db in overlay = try PendingOverlay.load(pending: pending, query: query, db: db) }
         if walksByKey {
             // The selection keeps its line; when it is scrolled out of view, the top row stays.
             let anchor = old.selection.flatMap { selection in old.selectedLine.map { (selection, $0) } }

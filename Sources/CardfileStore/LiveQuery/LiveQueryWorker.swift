@@ -14,6 +14,8 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
 
     private struct State {
         var dirty = false
+        /// Temporary IDs of this table's saved inserts, mapped to their permanent IDs.
+        var permanentIDs: [ObjectID: ObjectID] = [:]
         var results: [Result] = []
         var activity: LiveQueryActivity = .idle
         var running: Cancellation?
@@ -32,8 +34,21 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
 
     func receive(_ event: ContextDidSave) {
         guard event.touches(table: table) else { return }
-        state.withLock { $0.dirty = true }
+        state.withLock { state in
+            state.dirty = true
+            for (temporary, permanent) in event.permanentIDs where temporary.table == table {
+                state.permanentIDs[temporary] = permanent
+            }
+        }
         wake()
+    }
+
+    /// Saved inserts' permanent IDs heard since the last call.
+    func takePermanentIDs() -> [ObjectID: ObjectID] {
+        state.withLock { state in
+            defer { state.permanentIDs.removeAll() }
+            return state.permanentIDs
+        }
     }
 
     /// True (once) when a commit touched the table since the last call.

@@ -28,7 +28,10 @@ struct OrderedQuery: Sendable {
             guard let index = table.columnIndex(named: descriptor.column) else {
                 throw StoreError.noSuchField(table: table.name, field: descriptor.column)
             }
-            used.insert(table.columns[index].name.lowercased())
+            // A sort by a key column under another collation does not make the order total.
+            if descriptor.collation == nil || descriptor.collation == table.columns[index].collation {
+                used.insert(table.columns[index].name.lowercased())
+            }
             var expression = table.quotedColumnNames[index]
             if let collation = descriptor.collation { expression += " COLLATE \(collation.name)" }
             terms.append(Term(

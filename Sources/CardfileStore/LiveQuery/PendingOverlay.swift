@@ -9,9 +9,10 @@ struct PendingOverlay {
     /// Unsaved inserts that match the filter.
     var inserted: [LiveRow] = []
 
-    static func load(context: ObjectContext, query: OrderedQuery, db: Database) throws -> PendingOverlay {
+    /// Builds the overlay from `pending` (the context's pending rows, taken before the read:
+    /// taking them may read the store, and GRDB reads do not nest).
+    static func load(pending: [ObjectID: PendingRow], query: OrderedQuery, db: Database) throws -> PendingOverlay {
         var overlay = PendingOverlay()
-        let pending = try context.pendingRows(for: query.entity)
         var inserts: [(number: UInt64, row: LiveRow)] = []
         for (id, row) in pending {
             if case .temporary(let number) = id.key {

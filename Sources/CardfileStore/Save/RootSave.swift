@@ -28,6 +28,9 @@ struct RootSave {
 
     private var core: StoreCore { context.core }
 
+    /// An INSERT that returned no row: a trigger made SQLite ignore it.
+    private struct IgnoredInsert: Error {}
+
     /// True when the state holds anything a save would write.
     static func hasWork(_ state: ContextState, core: StoreCore) throws -> Bool {
         try state.dirtyObjects.contains { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
@@ -59,12 +62,14 @@ struct RootSave {
         try foldTransientEdits(&state)
     }
 
-    /// After a save, transient edits become the object's in-memory values.
+    /// After a save, transient edits become the object's in-memory values, and persistent
+    /// edits that changed nothing (a field typed back to its value) are dropped: they must not
+    /// overwrite a snapshot that a merge moved forward meanwhile.
     private func foldTransientEdits(_ state: inout ContextState) throws {
         for (id, object) in state.dirtyObjects where !object.edits.isEmpty && !object.isInserted && !object.isDeleted {
             let entity = try core.entity(id.table)
             guard object.persistentChanges(entity: entity).isEmpty, var snapshot = object.snapshot else { continue }
-            for (field, edit) in object.edits { snapshot[field] = edit.value }
+            for (field, edit) in object.edits where !entity.isPersistent(field) { snapshot[field] = edit.value }
             var folded = object
             folded.snapshot = snapshot
             folded.edits = [:]
@@ -123,6 +128,8 @@ struct RootSave {
         for item in inserts where !invalid.contains(item.id) {
             do {
                 outcomes.append(try insert(item, db: db, note: &note))
+            } catch is IgnoredInsert {
+                failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .ignoredByDatabase, value: nil))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 failures += ConstraintMapper.failures(
                     for: error, id: item.id, entity: item.entity,
@@ -222,8 +229,10 @@ struct RootSave {
             // Keep my change only where the store still has the value my edit started from.
             write = changed.filter { theirs[$0] == original[$0] }
         case .overwrite:
+            // Every column but the key and the version, which the statement increments: writing
+            // back the version read would let a later stale save pass its check.
             let keyColumns = Set(entity.table.keyColumnIndexes)
-            write = entity.writableColumns.filter { !keyColumns.contains($0) }
+            write = entity.writableColumns.filter { !keyColumns.contains($0) && $0 != entity.versionColumn }
         case .rollback:
             write = []
         }
@@ -244,10 +253,12 @@ struct RootSave {
         let entity = item.entity
         let columns = entity.writableColumns.filter { item.object.edits[$0] != nil }
         let values = columns.map { item.object.edits[$0]!.value }
-        let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns)).fetchValueRows(arguments: values)[0]
+        guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns)).fetchValueRows(arguments: values).first else {
+            throw IgnoredInsert()
+        }
         let permanent = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
         note.note(inserted: permanent)
-        note.permanentIDs[item.id] = permanent
+        if item.id.isTemporary { note.permanentIDs[item.id] = permanent }
         return .stored(item.id, newID: permanent, columns: Array(row[entity.table.keyWidth...]))
     }
 
@@ -265,8 +276,8 @@ struct RootSave {
             arguments = key
         }
         arguments += columns.map { values[$0] }
-        let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, rowid: rowid))
-            .fetchValueRows(arguments: arguments)[0]
+        guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, rowid: rowid))
+            .fetchValueRows(arguments: arguments).first else { throw IgnoredInsert() }
         note.note(inserted: item.id)
         return .stored(item.id, newID: item.id, columns: Array(row[entity.table.keyWidth...]))
     }

@@ -24,6 +24,8 @@ public struct ValidationFailure: Hashable, Sendable {
         case readOnlyField
         /// The table cannot be edited (its rows cannot be told apart).
         case readOnlyTable
+        /// The database ignored the record (a trigger's `RAISE(IGNORE)`).
+        case ignoredByDatabase
     }
 
     public let objectID: ObjectID
