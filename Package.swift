@@ -63,6 +63,10 @@ let package = Package(
             name: "CardfileTerminalTests",
             dependencies: ["CardfileTerminal"]
         ),
+        .testTarget(
+            name: "CardfileCursesTests",
+            dependencies: ["CardfileCurses", "cardfile-termdemo"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

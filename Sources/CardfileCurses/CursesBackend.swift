@@ -220,16 +220,17 @@ public final class CursesBackend: Backend {
         previous = frame
     }
 
-    /// Terminals that cannot move the cursor get each changed frame as plain lines.
+    /// Terminals that cannot move the cursor get each changed frame as plain lines: exactly one
+    /// screenful, with the line break between frames rather than after them, so a frame
+    /// fills the screen without scrolling its first line away.
     private func drawPlain(_ frame: Buffer) {
         guard frame != previous else { return }
-        var lines = frame.lines.map { line -> String in
+        let lines = frame.lines.map { line -> String in
             var trimmed = line
             while trimmed.last == " " { trimmed.removeLast() }
             return trimmed
         }
-        while lines.last?.isEmpty == true { lines.removeLast() }
-        fputs(lines.joined(separator: "\r\n") + "\r\n\r\n", output)
+        fputs((previous == nil ? "" : "\r\n") + lines.joined(separator: "\r\n"), output)
         fflush(output)
         previous = frame
     }
@@ -277,8 +278,13 @@ public final class CursesBackend: Backend {
     }
 
     public func invalidate() {
+        if plain {
+            // Reprint the frame, below the last one.
+            previous = previous.map { _ in Buffer(size: Size(width: 0, height: 0)) }
+            return
+        }
         previous = nil
-        if isActive, !plain { clearok(cf_curscr(), true) }
+        if isActive { clearok(cf_curscr(), true) }
     }
 
     // MARK: - Input

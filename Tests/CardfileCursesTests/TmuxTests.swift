@@ -1,0 +1,221 @@
+import Foundation
+import Testing
+
+/// The demo program over the curses backend, in a real terminal (tmux), read back with
+/// `capture-pane`. Each test checks afterwards that the terminal settings (`stty -a`) are
+/// exactly what they were before the program started.
+@Suite("Curses backend in tmux", .serialized)
+struct TmuxTests {
+    @Test(arguments: ["xterm-256color", "screen-256color", "linux"])
+    func typeResizeQuitAndRestore(terminal: String) throws {
+        let session = try TmuxSession(terminal: terminal, width: 60, height: 20)
+        defer { session.close() }
+        let screen = try session.waitFor { $0.contains("Cardfile terminal demo") && $0.contains("60×20") }
+        #expect(screen.contains("山田太郎"))
+        #expect(screen.contains("␛[31m"), "escape sequences in data are shown, not obeyed")
+
+        try session.send(literal: "hello 中文")
+        try session.waitFor { $0.contains("Type: hello 中文") }
+
+        // Ctrl-S does not freeze the terminal: the next key still arrives.
+        try session.send(keys: ["C-s"])
+        try session.waitFor { $0.contains("key: Ctrl-S") }
+        try session.send(literal: "!")
+        try session.waitFor { $0.contains("hello 中文!") }
+
+        try session.resize(width: 10, height: 4)
+        let tiny = try session.waitFor { $0.contains("10×4") }
+        let tinyLines = tiny.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(tinyLines.filter { !$0.isEmpty }.count <= 4)
+        #expect(tinyLines.allSatisfy { $0.count <= 10 })
+
+        try session.resize(width: 60, height: 20)
+        try session.waitFor { $0.contains("60×20") && $0.contains("Type: hello 中文!") }
+
+        try session.send(keys: ["F1"])
+        try session.waitFor { $0.contains("Show or hide this help") }
+        try session.send(keys: ["F1", "Escape"])
+        try session.waitFor { $0.contains("Leave the demo?") }
+        try session.send(literal: "y")
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+    }
+
+    @Test func dumbTerminalIsDegradedNotBroken() throws {
+        let session = try TmuxSession(terminal: "dumb", width: 60, height: 20)
+        defer { session.close() }
+        try session.waitFor { $0.contains("Cardfile terminal demo") }
+        try session.send(literal: "abc")
+        try session.waitFor { $0.contains("Type: abc") }
+        try session.send(keys: ["Escape"])
+        try session.waitFor { $0.contains("Leave the demo?") }
+        try session.send(literal: "y")
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+    }
+
+    @Test func sigtermRestoresTheTerminal() throws {
+        let session = try TmuxSession(terminal: "xterm-256color", width: 60, height: 20)
+        defer { session.close() }
+        try session.waitFor { $0.contains("Cardfile terminal demo") }
+        try session.signal("TERM")
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+    }
+}
+
+/// A tmux server of its own running the demo in one pane, with the terminal settings saved
+/// before and after the demo.
+final class TmuxSession {
+    let socket = "cardfile-test-\(UUID().uuidString.prefix(8))"
+    let folder: URL
+    let tag = UUID().uuidString
+
+    init(terminal: String, width: Int, height: Int) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(socket)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let demo = try Self.demoPath()
+        let script = """
+            stty -a > '\(folder.path)/before'
+            TERM=\(terminal) '\(demo)' --tag \(tag)
+            echo $? > '\(folder.path)/exit'
+            stty -a > '\(folder.path)/after'
+            sleep 600
+            """
+        try script.write(to: folder.appendingPathComponent("run.sh"), atomically: true, encoding: .utf8)
+        try run(["new-session", "-d", "-s", "demo", "-x", String(width), "-y", String(height), "sh '\(folder.path)/run.sh'"])
+        try run(["set-option", "-g", "window-size", "manual"])
+    }
+
+    func close() {
+        _ = try? run(["kill-server"])
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The demo binary: next to the test bundle, where `swift build` puts every product.
+    static func demoPath() throws -> String {
+        var candidates: [URL] = []
+        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(package.appendingPathComponent(".build/debug"))
+        for folder in candidates {
+            var directory = folder
+            for _ in 0..<3 {
+                let path = directory.appendingPathComponent("cardfile-termdemo").path
+                if FileManager.default.isExecutableFile(atPath: path) { return path }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        throw TmuxFailure("cardfile-termdemo was not built next to the tests (looked in \(candidates.map(\.path)))")
+    }
+
+    /// Runs a tmux command and returns what it printed.
+    ///
+    /// Spawned directly and reaped with `waitpid`: Foundation's `Process` learns that a child
+    /// ended through a descriptor the child inherits, and the tmux server that `new-session`
+    /// daemonises keeps it open, so `waitUntilExit` would never return. Output goes to a file
+    /// for the same reason.
+    @discardableResult
+    func run(_ arguments: [String]) throws -> String {
+        let outputFile = folder.appendingPathComponent("tmux-output-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: outputFile) }
+        let status = try spawnAndWait(["tmux", "-L", socket] + arguments, output: outputFile)
+        let text = (try? String(contentsOfFile: outputFile, encoding: .utf8)) ?? ""
+        guard status == 0 else { throw TmuxFailure("tmux \(arguments.joined(separator: " ")) failed (\(status)): \(text)") }
+        return text
+    }
+
+    private func spawnAndWait(_ arguments: [String], output: String) throws -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        var argv = arguments.map { strdup($0) } + [nil]
+        var envp = environment.map { strdup($0) } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, &envp)
+        guard result == 0 else {
+            throw TmuxFailure("\(arguments[0]) could not be started (is it installed? .ci/run installs it): error \(result)")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        // Exited normally: the status is in bits 8–15.
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -1
+    }
+
+    func capture() throws -> String {
+        try run(["capture-pane", "-p", "-t", "demo"])
+    }
+
+    func send(literal text: String) throws {
+        try run(["send-keys", "-t", "demo", "-l", text])
+    }
+
+    func send(keys: [String]) throws {
+        try run(["send-keys", "-t", "demo"] + keys)
+    }
+
+    func resize(width: Int, height: Int) throws {
+        try run(["resize-window", "-t", "demo", "-x", String(width), "-y", String(height)])
+    }
+
+    func signal(_ name: String) throws {
+        _ = try spawnAndWait(["pkill", "-\(name)", "-f", tag], output: folder.appendingPathComponent("pkill-output").path)
+    }
+
+    /// Polls the screen until `condition` holds (up to 10 s) and returns it.
+    @discardableResult
+    func waitFor(_ condition: (String) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let deadline = Date().addingTimeInterval(10)
+        var screen = ""
+        while Date() < deadline {
+            screen = try capture()
+            if condition(screen) { return screen }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("the screen never showed what was expected; it shows:\n\(screen)", sourceLocation: sourceLocation)
+        throw TmuxFailure("timed out")
+    }
+
+    /// Waits for the demo to exit and returns its status.
+    func waitForExit() throws -> Int32? {
+        let file = folder.appendingPathComponent("exit")
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let text = try? String(contentsOf: folder.appendingPathComponent("after"), encoding: .utf8), !text.isEmpty,
+               let status = try? String(contentsOf: file, encoding: .utf8) {
+                return Int32(status.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return nil
+    }
+
+    /// The terminal settings after the demo equal those before it (the size aside).
+    func expectTerminalRestored(sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func settings(_ name: String) throws -> String {
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            return text.replacingOccurrences(of: #"rows \d+; columns \d+;"#, with: "", options: .regularExpression)
+        }
+        let before = try settings("before")
+        let after = try settings("after")
+        #expect(after == before, sourceLocation: sourceLocation)
+        let words = Set(after.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).map(String.init))
+        for flag in ["icanon", "echo", "ixon", "isig", "opost"] {
+            #expect(words.contains(flag) && !words.contains("-" + flag), "\(flag) is back on", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+struct TmuxFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
