@@ -78,9 +78,9 @@ final class TmuxSession {
         let script = """
             stty -a > '\(folder.path)/before'
             TERM=\(terminal) '\(demo)' --tag \(tag)
-            echo $? > '\(folder.path)/exit'
+            status=$?
             stty -a > '\(folder.path)/after'
-            sleep 600
+            echo $status > '\(folder.path)/exit'
             """
         try script.write(to: folder.appendingPathComponent("run.sh"), atomically: true, encoding: .utf8)
         try run(["new-session", "-d", "-s", "demo", "-x", String(width), "-y", String(height), "sh '\(folder.path)/run.sh'"])
@@ -133,6 +133,12 @@ final class TmuxSession {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else is inherited: a daemon holding the test runner's pipes would keep
+        // `swift test` waiting for it.
+        let open = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
+        for descriptor in open where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
         let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
         var argv = arguments.map { strdup($0) } + [nil]
         var envp = environment.map { strdup($0) } + [nil]
@@ -190,8 +196,8 @@ final class TmuxSession {
         let file = folder.appendingPathComponent("exit")
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if let text = try? String(contentsOf: folder.appendingPathComponent("after"), encoding: .utf8), !text.isEmpty,
-               let status = try? String(contentsOf: file, encoding: .utf8) {
+            // `exit` is written last, after the settings.
+            if let status = try? String(contentsOf: file, encoding: .utf8), status.hasSuffix("\n") {
                 return Int32(status.trimmingCharacters(in: .whitespacesAndNewlines))
             }
             Thread.sleep(forTimeInterval: 0.05)
