@@ -51,6 +51,8 @@ let package = Package(
             name: "cardfile-bench",
             dependencies: [
                 "CardfileStore",
+                "CardfileTerminal",
+                "CardfileCurses",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

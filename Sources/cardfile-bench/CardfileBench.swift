@@ -61,5 +61,8 @@ struct CardfileBench: ParsableCommand {
             }
             memory.print()
         }
+        if wanted.contains("terminal") {
+            try TerminalBenchmark().run()
+        }
     }
 }

@@ -66,7 +66,9 @@ public struct Buffer: Hashable, Sendable {
             if clipped.maxX < size.width, cells[row + clipped.maxX].isContinuation {
                 cells[row + clipped.maxX] = Cell(text: " ", width: 1, style: cells[row + clipped.maxX].style)
             }
-            for x in clipped.x..<clipped.maxX { cells[row + x] = cell }
+            cells.withUnsafeMutableBufferPointer { cells in
+                for x in clipped.x..<clipped.maxX { cells[row + x] = cell }
+            }
         }
     }
 

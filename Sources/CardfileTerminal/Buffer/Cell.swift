@@ -6,6 +6,10 @@ public struct Cell: Hashable, Sendable {
     public var text: String
     public var width: UInt8
     public var style: Style
+    /// Fills what would be padding (the struct is 24 bytes either way), so two equal cells have
+    /// equal bytes and frames can be compared a row at a time with `memcmp` (see
+    /// ``Buffer/changes(since:)``).
+    private var spacer: UInt32 = 0
 
     public init(text: String = " ", width: UInt8 = 1, style: Style = .plain) {
         self.text = text

@@ -105,7 +105,8 @@ public struct Table: Widget {
 
     public func render(in area: Rect, buffer: inout Buffer) {
         guard !area.isEmpty else { return }
-        buffer.fill(area, style: .plain)
+        // Lines below the rows; the header and each row fill their own line.
+        buffer.fill(Rect(x: area.x, y: area.y + 1 + rows.count, width: area.width, height: area.height - 1 - rows.count), style: .plain)
         let showsScrollbar = scroll.map { $0.total > max(0, area.height - 1) } ?? false && area.width > 3
         let gutter = area.width > 4 ? 2 : 0
         let content = Rect(x: area.x + gutter, y: area.y, width: area.width - gutter - (showsScrollbar ? 1 : 0), height: area.height)
