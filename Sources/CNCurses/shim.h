@@ -11,6 +11,7 @@
 
 #include <locale.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,9 +93,15 @@ static inline void cf_install_exit_handler(void) {
     atexit(cf_restore_at_exit);
 }
 
-/// Stops the process as Ctrl-Z would (the terminal's own suspend is off in raw mode).
+/// Stops the process as Ctrl-Z would (the terminal's own suspend is off in raw mode). The
+/// signal is unblocked first: a program started by a thread that blocks signals inherits that
+/// mask, and a blocked stop signal would stay pending.
 static inline void cf_stop_self(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTSTP);
     signal(SIGTSTP, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     raise(SIGTSTP);
 }
 

@@ -54,6 +54,35 @@ struct TmuxTests {
         try session.expectTerminalRestored()
     }
 
+    @Test func ctrlZSuspendsWithTheTerminalRestoredAndResumeRepaints() throws {
+        let session = try TmuxSession(terminal: "xterm-256color", width: 60, height: 20)
+        defer { session.close() }
+        try session.waitFor { $0.contains("Cardfile terminal demo") }
+        try session.send(literal: "kept")
+        try session.waitFor { $0.contains("Type: kept") }
+        let tty = try session.run(["display-message", "-p", "-t", "demo", "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try session.send(keys: ["C-z"])
+        // Stopped, with the terminal back in its normal mode.
+        let deadline = Date().addingTimeInterval(10)
+        var settings = ""
+        while Date() < deadline {
+            settings = try session.terminalSettings(tty: tty)
+            if settings.contains(" icanon") && !settings.contains(" -icanon") { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let words = Set(settings.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).map(String.init))
+        #expect(words.contains("icanon") && words.contains("echo"), "the terminal is usable while the program is stopped: \(settings)")
+        try session.resume()
+        try session.waitFor { $0.contains("Cardfile terminal demo") && $0.contains("Type: kept") }
+        try session.send(literal: "!")
+        try session.waitFor { $0.contains("Type: kept!") }
+        try session.send(keys: ["C-q"])
+        try session.waitFor { $0.contains("Leave the demo?") }
+        try session.send(literal: "y")
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+    }
+
     @Test func sigtermRestoresTheTerminal() throws {
         let session = try TmuxSession(terminal: "xterm-256color", width: 60, height: 20)
         defer { session.close() }
@@ -75,15 +104,25 @@ final class TmuxSession {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let demo = try Self.demoPath()
+        // Job control as in an interactive shell: the demo gets a process group of its own, so
+        // Ctrl-Z really stops it (a stop signal sent to an orphaned group is discarded). When it
+        // stops, the script waits for the test's go-ahead, then resumes it with `fg`.
         let script = """
+            set -m
             stty -a > '\(folder.path)/before'
             TERM=\(terminal) '\(demo)' --tag \(tag)
             status=$?
+            while [ $status -eq 148 ]; do
+                while [ ! -f '\(folder.path)/resume' ]; do sleep 0.05; done
+                rm '\(folder.path)/resume'
+                fg > /dev/null
+                status=$?
+            done
             stty -a > '\(folder.path)/after'
             echo $status > '\(folder.path)/exit'
             """
         try script.write(to: folder.appendingPathComponent("run.sh"), atomically: true, encoding: .utf8)
-        try run(["new-session", "-d", "-s", "demo", "-x", String(width), "-y", String(height), "sh '\(folder.path)/run.sh'"])
+        try run(["new-session", "-d", "-s", "demo", "-x", String(width), "-y", String(height), "bash '\(folder.path)/run.sh'"])
         try run(["set-option", "-g", "window-size", "manual"])
     }
 
@@ -146,8 +185,20 @@ final class TmuxSession {
             argv.forEach { free($0) }
             envp.forEach { free($0) }
         }
+        // A clean signal state, as a login shell would have: the test runner's threads block
+        // signals, and a spawned tmux (and the demo under it) would inherit that.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], &actions, nil, &argv, &envp)
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, &argv, &envp)
         guard result == 0 else {
             throw TmuxFailure("\(arguments[0]) could not be started (is it installed? .ci/run installs it): error \(result)")
         }
@@ -171,6 +222,19 @@ final class TmuxSession {
 
     func resize(width: Int, height: Int) throws {
         try run(["resize-window", "-t", "demo", "-x", String(width), "-y", String(height)])
+    }
+
+    /// Lets the pane's shell bring a stopped demo back (`fg`).
+    func resume() throws {
+        try Data().write(to: folder.appendingPathComponent("resume"))
+    }
+
+    /// `stty -a` of the pane's terminal, read from outside.
+    func terminalSettings(tty: String) throws -> String {
+        let file = folder.appendingPathComponent("stty-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        _ = try spawnAndWait(["stty", "-a", "-F", tty], output: file)
+        return (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
     }
 
     func signal(_ name: String) throws {
