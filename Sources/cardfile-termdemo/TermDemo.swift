@@ -3,11 +3,16 @@ import CardfileTerminal
 import Foundation
 
 /// `cardfile-termdemo`: a small screen over the curses backend, for trying the toolkit by hand
-/// and for the end-to-end test in tmux. `--theme NAME` picks a theme.
+/// and for the end-to-end test in tmux. `--theme NAME` picks a theme; `--keys` prints the key
+/// table (the README's copy comes from here).
 @main
 struct TermDemo {
     static func main() {
         let arguments = CommandLine.arguments
+        if arguments.contains("--keys") {
+            print(DemoModel.keyMap.markdownTable())
+            return
+        }
         var themeName: String?
         if let flag = arguments.firstIndex(of: "--theme"), arguments.indices.contains(flag + 1) { themeName = arguments[flag + 1] }
         let (theme, problem) = ThemeLoader().load(themeName)

@@ -45,8 +45,9 @@ struct Cardfile: ParsableCommand {
         }
         print("""
 
-            The record editor is not built yet. Today Cardfile has its foundations: the store
-            (object contexts with conflict detection), live queries and the terminal toolkit.
+            The record editor is not built yet. What exists is its foundation: the store
+            (contexts, conflict detection, live queries) and the terminal toolkit; try the
+            toolkit with `swift run cardfile-termdemo`.
             """)
     }
 }
