@@ -250,35 +250,25 @@ public final class LiveQuery {
         let stamp = specVersion
         let data = dataVersion
         let estimate = max(1, window.count.known)
-        if walksByKey {
-            worker.start(.counting(fraction: nil)) { cancellation, progress in
-                do {
-                    let index = try core.read { db in
-                        try PositionIndex.build(query, db: db, cancellation: cancellation) { done in
-                            progress(.counting(fraction: min(1, Double(done) / Double(estimate))))
-                        }
+        let keyed = walksByKey
+        worker.start(keyed ? .counting(fraction: nil) : .sorting(fraction: nil)) { cancellation, progress in
+            do {
+                return try core.read { db -> LiveQueryWorker.Result in
+                    let report = { (done: Int) in
+                        let fraction = min(1, Double(done) / Double(estimate))
+                        progress(keyed ? .counting(fraction: fraction) : .sorting(fraction: fraction))
                     }
-                    return .positions(index, stamp, data)
-                } catch is CancellationError {
-                    return nil
-                } catch {
-                    return Self.failure(error, stamp: stamp, path: core.path)
-                }
-            }
-        } else {
-            worker.start(.sorting(fraction: nil)) { cancellation, progress in
-                do {
-                    let keys = try core.read { db in
-                        try SortedKeys.build(query, db: db, cancellation: cancellation) { done in
-                            progress(.sorting(fraction: min(1, Double(done) / Double(estimate))))
-                        }
+                    if keyed {
+                        return .positions(try PositionIndex.build(query, db: db, cancellation: cancellation, progress: report), stamp, data)
                     }
-                    return .sorted(keys, stamp, data)
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
-                    return nil
-                } catch {
-                    return Self.failure(error, stamp: stamp, path: core.path)
+                    return .sorted(try SortedKeys.build(query, db: db, cancellation: cancellation, progress: report), stamp, data)
                 }
+            } catch is CancellationError {
+                return nil
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+                return nil
+            } catch {
+                return Self.failure(error, stamp: stamp, path: core.path)
             }
         }
     }

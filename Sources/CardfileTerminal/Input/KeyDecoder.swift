@@ -114,21 +114,8 @@ public struct KeyDecoder: Sendable {
             return parseCSI(at: start)
         case 0x4F: // O
             guard start + 2 < pending.count else { return final ? .event(.key(.alt("O")), length: 2) : .incomplete }
-            let key: Key?
-            switch pending[start + 2] {
-            case 0x41: key = .up
-            case 0x42: key = .down
-            case 0x43: key = .right
-            case 0x44: key = .left
-            case 0x48: key = .home
-            case 0x46: key = .end
-            case 0x50: key = .function(1)
-            case 0x51: key = .function(2)
-            case 0x52: key = .function(3)
-            case 0x53: key = .function(4)
-            case 0x4D: key = .enter
-            default: key = nil
-            }
+            let final = pending[start + 2]
+            let key = final == 0x4D ? .enter : Self.letterKey(final)
             return .event(key.map { .key(KeyEvent($0)) }, length: 3)
         case 0x1B:
             return .event(.key(KeyEvent(.escape)), length: 1)
@@ -183,17 +170,7 @@ public struct KeyDecoder: Sendable {
         let modifiers = Self.modifiers(parameters.count >= 2 ? parameters[1] : 1)
         let key: Key?
         switch finalByte {
-        case 0x41: key = .up
-        case 0x42: key = .down
-        case 0x43: key = .right
-        case 0x44: key = .left
-        case 0x48: key = .home
-        case 0x46: key = .end
         case 0x5A: return .event(.key(KeyEvent(.backTab)), length: length)
-        case 0x50: key = .function(1)
-        case 0x51: key = .function(2)
-        case 0x52: key = .function(3)
-        case 0x53: key = .function(4)
         case 0x7E:
             switch parameters.first ?? 0 {
             case 200: return .pasteStart(length: length)
@@ -210,9 +187,23 @@ public struct KeyDecoder: Sendable {
             default: key = nil
             }
         default:
-            key = nil
+            key = Self.letterKey(finalByte)
         }
         return .event(key.map { .key(KeyEvent($0, modifiers: modifiers)) }, length: length)
+    }
+
+    /// The key a CSI or SS3 sequence ending in this letter names (the same letters in both).
+    private static func letterKey(_ final: UInt8) -> Key? {
+        switch final {
+        case 0x41: return .up
+        case 0x42: return .down
+        case 0x43: return .right
+        case 0x44: return .left
+        case 0x48: return .home
+        case 0x46: return .end
+        case 0x50...0x53: return .function(Int(final) - 0x4F)
+        default: return nil
+        }
     }
 
     /// The modifiers of an xterm modifier parameter (1 + bits: 1 Shift, 2 Alt, 4 Ctrl).
