@@ -33,8 +33,12 @@ let package = Package(
             providers: [.apt(["libncurses-dev"])]
         ),
         .target(
+            name: "CCursesSupport",
+            dependencies: ["CNCurses"]
+        ),
+        .target(
             name: "CardfileCurses",
-            dependencies: ["CNCurses", "CardfileTerminal"]
+            dependencies: ["CNCurses", "CCursesSupport", "CardfileTerminal"]
         ),
         .executableTarget(
             name: "cardfile",

@@ -58,39 +58,13 @@ static inline int cf_window_size(int fd, int *rows, int *cols) {
 }
 
 /// Waits until `fd1` or `fd2` is readable or `timeout_ms` passes (-1: forever). Returns a bit
-/// mask: 1 for fd1, 2 for fd2; 0 on timeout or interruption.
+/// mask: 1 for fd1, 2 for fd2; 0 on timeout; -1 when a signal interrupted the wait.
 static inline int cf_wait_readable(int fd1, int fd2, int timeout_ms) {
     struct pollfd fds[2] = { { fd1, POLLIN, 0 }, { fd2, POLLIN, 0 } };
     int ready = poll(fds, 2, timeout_ms);
-    if (ready <= 0) return 0;
+    if (ready < 0) return -1;
+    if (ready == 0) return 0;
     return ((fds[0].revents & (POLLIN | POLLHUP | POLLERR)) ? 1 : 0) | ((fds[1].revents & POLLIN) ? 2 : 0);
-}
-
-/// Restores the terminal when the process crashes (a Swift runtime trap, a segmentation
-/// fault), then dies of the same signal. Best effort: endwin is not async-signal-safe, but a
-/// program that is crashing has nothing better to do, and a broken terminal is worse.
-static inline void cf_restore_and_reraise(int signal_number) {
-    if (!isendwin()) endwin();
-    signal(signal_number, SIG_DFL);
-    raise(signal_number);
-}
-
-static inline void cf_install_crash_handlers(void) {
-    signal(SIGSEGV, cf_restore_and_reraise);
-    signal(SIGBUS, cf_restore_and_reraise);
-    signal(SIGILL, cf_restore_and_reraise);
-    signal(SIGTRAP, cf_restore_and_reraise);
-    signal(SIGABRT, cf_restore_and_reraise);
-    signal(SIGFPE, cf_restore_and_reraise);
-}
-
-/// Restores the terminal if the process exits (exit() from anywhere) while curses is active.
-static inline void cf_restore_at_exit(void) {
-    if (!isendwin()) endwin();
-}
-
-static inline void cf_install_exit_handler(void) {
-    atexit(cf_restore_at_exit);
 }
 
 /// Stops the process as Ctrl-Z would (the terminal's own suspend is off in raw mode). The
@@ -100,9 +74,11 @@ static inline void cf_stop_self(void) {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTSTP);
-    signal(SIGTSTP, SIG_DFL);
+    void (*previous)(int) = signal(SIGTSTP, SIG_DFL);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     raise(SIGTSTP);
+    // Resumed: put back whatever handled SIGTSTP before (ncurses' own, for a `kill -TSTP`).
+    signal(SIGTSTP, previous);
 }
 
 #endif

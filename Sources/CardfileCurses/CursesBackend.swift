@@ -1,3 +1,4 @@
+import CCursesSupport
 import CNCurses
 import CardfileTerminal
 import Dispatch
@@ -251,11 +252,18 @@ public final class CursesBackend: Backend {
     }
 
     private func colorNumber(_ color: Color?) -> Int32 {
+        Self.colorNumber(color, depth: colorDepth)
+    }
+
+    /// The ncurses colour number for a colour. A direct-colour terminal (true colour) reads a
+    /// number as an RGB value, so palette colours are sent as their RGB there.
+    static func colorNumber(_ color: Color?, depth: ColorDepth) -> Int32 {
+        guard let color, let components = color.rgbComponents else { return -1 }
         switch color {
-        case nil, .default?: return -1
-        case .ansi(let index)?: return Int32(index)
-        case .indexed(let index)?: return Int32(index)
-        case .rgb(let r, let g, let b)?: return (Int32(r) << 16) | (Int32(g) << 8) | Int32(b)
+        case .ansi(let index) where depth != .trueColor, .indexed(let index) where depth != .trueColor:
+            return Int32(index)
+        default:
+            return (Int32(components.red) << 16) | (Int32(components.green) << 8) | Int32(components.blue)
         }
     }
 
@@ -299,11 +307,15 @@ public final class CursesBackend: Backend {
             var wait: Int32 = -1
             if let deadline {
                 let left = deadline - ContinuousClock.now
-                wait = max(0, Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+                wait = Int32(clamping: max(0, milliseconds))
             }
             // A lone ESC waits only the escape delay for the rest of a sequence.
             if decoder.hasPending { wait = wait < 0 ? 25 : min(wait, 25) }
             let ready = cf_wait_readable(inputDescriptor, wakePipe.read, wait)
+            // A signal interrupted the wait: go round again (the signal's own work arrives
+            // through the wake pipe); a pending ESC must not be taken for the Escape key early.
+            if ready < 0 { continue }
             if ready & 2 != 0 {
                 var drain = [UInt8](repeating: 0, count: 64)
                 while read(wakePipe.read, &drain, 64) > 0 {}
@@ -346,8 +358,11 @@ public final class CursesBackend: Backend {
         guard isActive, managesModes else { return }
         leaveTerminal()
         cf_stop_self()
-        // Resumed (SIGCONT): take the terminal again and repaint.
-        if !plain { writeControl("\u{1B}[?1006h\u{1B}[?2004h") }
+        // Resumed (SIGCONT): take the terminal again, mouse included, and repaint.
+        if !plain {
+            mousemask(cf_all_mouse_events(), nil)
+            writeControl("\u{1B}[?1006h\u{1B}[?2004h")
+        }
         reset_prog_mode()
         if let resized = handleResize() { queued.append(resized) }
         invalidate()

@@ -4,7 +4,7 @@ import Foundation
 
 /// `cardfile-termdemo`: a small screen over the curses backend, for trying the toolkit by hand
 /// and for the end-to-end test in tmux. `--theme NAME` picks a theme; `--keys` prints the key
-/// table (the README's copy comes from here).
+/// table (the README's copy comes from here); `--crash` traps after the first frame.
 @main
 struct TermDemo {
     static func main() {
@@ -26,11 +26,14 @@ struct TermDemo {
         defer { backend.shutdown() }
         var model = DemoModel(size: backend.size)
         if let problem { model.lastKey = problem.description }
+        // `--crash`: trap after the first frame (the end-to-end test of crash restoration).
+        let crashes = arguments.contains("--crash")
         do {
             while model.running {
                 var frame = Buffer(size: backend.size)
                 let cursor = model.view(into: &frame)
                 try backend.draw(frame, cursor: cursor)
+                if crashes { fatalError("crash requested with --crash") }
                 guard let event = try backend.nextEvent(timeout: nil) else { continue }
                 model.update(event)
                 if model.wantsRedraw {

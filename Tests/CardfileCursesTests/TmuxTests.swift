@@ -83,6 +83,18 @@ struct TmuxTests {
         try session.expectTerminalRestored()
     }
 
+    @Test func aCrashRestoresTheTerminal() throws {
+        let session = try TmuxSession(terminal: "xterm-256color", width: 80, height: 30, arguments: ["--crash"],
+                                      environment: "SWIFT_BACKTRACE=interactive=no")
+        defer { session.close() }
+        let status = try session.waitForExit()
+        // Swift's crash report is legible: it was printed on the restored terminal.
+        #expect(try session.run(["capture-pane", "-p", "-S", "-", "-t", "demo"]).contains("Program crashed"))
+        // Died of the trap's signal (128 + its number), not a clean exit.
+        #expect(status.map { $0 > 128 } == true, "exit status \(String(describing: status))")
+        try session.expectTerminalRestored()
+    }
+
     @Test func sigtermRestoresTheTerminal() throws {
         let session = try TmuxSession(terminal: "xterm-256color", width: 60, height: 20)
         defer { session.close() }
@@ -100,7 +112,7 @@ final class TmuxSession {
     let folder: URL
     let tag = UUID().uuidString
 
-    init(terminal: String, width: Int, height: Int) throws {
+    init(terminal: String, width: Int, height: Int, arguments: [String] = [], environment: String = "") throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let demo = try Self.demoPath()
@@ -110,7 +122,7 @@ final class TmuxSession {
         let script = """
             set -m
             stty -a > '\(folder.path)/before'
-            TERM=\(terminal) '\(demo)' --tag \(tag)
+            \(environment) TERM=\(terminal) '\(demo)' --tag \(tag) \(arguments.joined(separator: " "))
             status=$?
             while [ $status -eq 148 ]; do
                 while [ ! -f '\(folder.path)/resume' ]; do sleep 0.05; done
@@ -122,7 +134,12 @@ final class TmuxSession {
             echo $status > '\(folder.path)/exit'
             """
         try script.write(to: folder.appendingPathComponent("run.sh"), atomically: true, encoding: .utf8)
-        try run(["new-session", "-d", "-s", "demo", "-x", String(width), "-y", String(height), "bash '\(folder.path)/run.sh'"])
+        // The server reads this before the pane starts, so the pane stays readable after the demo
+        // ends. (Windows keep the size the test gives them with `window-size manual`, set after
+        // the session starts: tmux 3.3a's server dies when a config file sets it.)
+        try "set-option -g remain-on-exit on\n".write(to: folder.appendingPathComponent("tmux.conf"), atomically: true, encoding: .utf8)
+        try run(["-f", folder.appendingPathComponent("tmux.conf").path,
+                 "new-session", "-d", "-s", "demo", "-x", String(width), "-y", String(height), "bash '\(folder.path)/run.sh'"])
         try run(["set-option", "-g", "window-size", "manual"])
     }
 

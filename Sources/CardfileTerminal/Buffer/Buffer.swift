@@ -87,7 +87,7 @@ public struct Buffer: Hashable, Sendable {
     /// the buffer's edge). Returns the number of cells used.
     @discardableResult
     public mutating func write(_ text: String, x: Int, y: Int, maxWidth: Int = .max, style: Style = .plain, overflow: Overflow = .ellipsis) -> Int {
-        guard y >= 0, y < size.height, x < size.width else { return 0 }
+        guard y >= 0, y < size.height, x < size.width, maxWidth > 0 else { return 0 }
         let start = max(0, x)
         let limit = min(size.width, x > Int.max - maxWidth ? Int.max : x + maxWidth)
         guard start < limit else { return 0 }

@@ -115,8 +115,15 @@ public struct KeyDecoder: Sendable {
         case 0x4F: // O
             guard start + 2 < pending.count else { return final ? .event(.key(.alt("O")), length: 2) : .incomplete }
             let final = pending[start + 2]
-            let key = final == 0x4D ? .enter : Self.letterKey(final)
-            return .event(key.map { .key(KeyEvent($0)) }, length: 3)
+            if let key = final == 0x4D ? .enter : Self.letterKey(final) {
+                return .event(.key(KeyEvent(key)), length: 3)
+            }
+            // The keypad in application mode: ESC O j … y, and ESC O X for "=".
+            if let character = Self.keypadCharacters[final] {
+                return .event(.key(KeyEvent(.character(character))), length: 3)
+            }
+            // Not a sequence this decoder knows: Alt-O, and the next byte on its own.
+            return .event(.key(.alt("O")), length: 2)
         case 0x1B:
             return .event(.key(KeyEvent(.escape)), length: 1)
         default:
@@ -192,6 +199,11 @@ public struct KeyDecoder: Sendable {
         return .event(key.map { .key(KeyEvent($0, modifiers: modifiers)) }, length: length)
     }
 
+    private static let keypadCharacters: [UInt8: Character] = [
+        0x6A: "*", 0x6B: "+", 0x6C: ",", 0x6D: "-", 0x6E: ".", 0x6F: "/", 0x58: "=",
+        0x70: "0", 0x71: "1", 0x72: "2", 0x73: "3", 0x74: "4", 0x75: "5", 0x76: "6", 0x77: "7", 0x78: "8", 0x79: "9",
+    ]
+
     /// The key a CSI or SS3 sequence ending in this letter names (the same letters in both).
     private static func letterKey(_ final: UInt8) -> Key? {
         switch final {
@@ -216,7 +228,7 @@ public struct KeyDecoder: Sendable {
         return modifiers
     }
 
-    private static func mouse(button code: Int, x: Int, y: Int, release: Bool) -> Event {
+    private static func mouse(button code: Int, x: Int, y: Int, release: Bool) -> Event? {
         var modifiers: Modifiers = []
         if code & 4 != 0 { modifiers.insert(.shift) }
         if code & 8 != 0 { modifiers.insert(.alt) }
@@ -225,6 +237,8 @@ public struct KeyDecoder: Sendable {
         let button = code & 3
         let kind: MouseEvent.Kind
         if code & 64 != 0 {
+            // 64 and 65 scroll up and down; 66 and 67 are sideways, which nothing uses.
+            guard button < 2 else { return nil }
             kind = button == 0 ? .wheelUp : .wheelDown
         } else if release {
             kind = .release

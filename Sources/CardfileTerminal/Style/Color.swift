@@ -29,6 +29,18 @@ public enum Color: Hashable, Sendable {
         }
     }
 
+    /// The colour's red, green and blue (palette colours as xterm's palette has them); nil
+    /// for the terminal's default colour.
+    public var rgbComponents: (red: Int, green: Int, blue: Int)? {
+        switch self {
+        case .default: return nil
+        case .ansi(let index), .indexed(let index):
+            let (r, g, b) = Color.rgbOfIndexed(index)
+            return (r, g, b)
+        case .rgb(let r, let g, let b): return (Int(r), Int(g), Int(b))
+        }
+    }
+
     /// The colour as a terminal with `depth` can show it: nearest match, or nil for none.
     public func degraded(to depth: ColorDepth) -> Color? {
         switch (self, depth) {

@@ -9,8 +9,9 @@ import Foundation
 /// two; ❤️ takes one cell in some and two in others), and a disagreement shifts every cell
 /// after it. So clusters are normalised to what every terminal and ncurses measure alike:
 /// variation selectors and skin-tone modifiers are dropped, a ZWJ sequence keeps its first
-/// emoji, at most four combining marks stay on a base, and a flag is its two regional
-/// indicators (one cell each). Alignment wins over fidelity.
+/// emoji, at most four combining marks stay on a base, and spacing scalars in a cluster (a
+/// flag's two regional indicators, Indic and Thai vowel signs) count a cell each, as ncurses
+/// counts them. Alignment wins over fidelity.
 ///
 /// Control characters (C0, DEL, C1, including ESC), bidirectional overrides, line separators
 /// and the byte-order mark become one-cell placeholders (the Control Pictures block for C0 and
@@ -79,10 +80,9 @@ public struct Glyph: Hashable, Sendable {
             if scalarWidth == 0 {
                 guard !kept.isEmpty, combining < 4 else { continue }
                 combining += 1
-            } else if !kept.isEmpty, !isRegionalIndicator(value) {
-                // Another spacing scalar (unusual clusters): stop, keep widths honest.
-                break
             }
+            // Spacing scalars after the base (Indic and Thai vowel signs, a flag's second
+            // letter) stay: ncurses and terminals give each its own cells, and so do we.
             kept.append(scalar)
             width += scalarWidth
         }

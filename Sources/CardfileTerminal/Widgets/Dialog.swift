@@ -105,8 +105,15 @@ public struct Dialog: Widget, Sendable {
                     if !line.isEmpty { lines.append(line) }
                     line = String(word)
                     while line.displayWidth > width {
+                        // The longest prefix that fits; a word wider than the line breaks there.
                         var head = ""
-                        for character in line where (head + String(character)).displayWidth <= width { head.append(character) }
+                        var used = 0
+                        for character in line {
+                            let cells = Glyph(character).width
+                            if used + cells > width { break }
+                            head.append(character)
+                            used += cells
+                        }
                         if head.isEmpty { break }
                         lines.append(head)
                         line = String(line.dropFirst(head.count))

@@ -39,6 +39,7 @@ public struct FormState: Hashable, Sendable {
     @discardableResult
     public mutating func handle(_ event: KeyEvent) -> Bool {
         guard !fields.isEmpty else { return false }
+        focus = min(max(0, focus), fields.count - 1)
         switch event.key {
         case .tab, .down:
             focus = (focus + 1) % fields.count
@@ -104,6 +105,9 @@ public struct Form: StatefulWidget {
     }
 
     private func keepFocusVisible(_ state: inout FormState, height: Int) {
+        // The caller may have removed fields: keep both inside the list.
+        state.focus = min(max(0, state.focus), state.fields.count - 1)
+        state.scroll = min(max(0, state.scroll), state.focus)
         if state.focus < state.scroll { state.scroll = state.focus }
         while state.scroll < state.focus,
               (state.scroll...state.focus).reduce(0, { $0 + self.height(of: state.fields[$1]) }) > height {

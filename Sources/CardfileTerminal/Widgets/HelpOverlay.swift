@@ -34,14 +34,16 @@ public struct HelpOverlay: Widget {
         let inner = Block(title: title).render(in: box, buffer: &buffer)
         guard !inner.isEmpty else { return }
         let surface = Style(background: .surface)
-        for (offset, line) in lines.dropFirst(scroll).prefix(inner.height).enumerated() {
+        for (offset, line) in lines.dropFirst(max(0, scroll)).prefix(inner.height).enumerated() {
             let y = inner.y + offset
             if line.isHeading {
                 buffer.write(line.text, x: inner.x + 1, y: y, maxWidth: inner.width - 1, style: surface.with(foreground: .accent).adding(.bold))
             } else {
-                buffer.write(line.keys, x: inner.x + 1, y: y, maxWidth: keysWidth, style: surface.adding(.bold))
+                buffer.write(line.keys, x: inner.x + 1, y: y, maxWidth: min(keysWidth, inner.width - 1), style: surface.adding(.bold))
                 let x = inner.x + 1 + keysWidth + 2
-                buffer.write(line.text, x: x, y: y, maxWidth: inner.maxX - x, style: surface.with(foreground: .text))
+                if x < inner.maxX {
+                    buffer.write(line.text, x: x, y: y, maxWidth: inner.maxX - x, style: surface.with(foreground: .text))
+                }
             }
         }
     }

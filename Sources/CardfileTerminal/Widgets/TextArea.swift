@@ -1,7 +1,8 @@
 /// The text and cursor of a multi-line text area (long notes), by grapheme cluster.
 ///
-/// Keys: the arrows (↑/↓ by displayed line), Home/End (start and end of the line), PgUp/PgDn,
-/// Enter (new line), Backspace/Delete, and the one-line field's Ctrl-A/E/K/U.
+/// Keys: the arrows (↑/↓ by displayed line), Home/End and Ctrl-A/Ctrl-E (start and end of the
+/// line, between line breaks), Ctrl-K/Ctrl-U (delete to its end or start), PgUp/PgDn, Enter
+/// (new line), Backspace/Delete.
 public struct TextAreaState: Hashable, Sendable {
     public private(set) var characters: [Character]
     public private(set) var cursor: Int
@@ -52,7 +53,8 @@ public struct TextAreaState: Hashable, Sendable {
     }
 
     public mutating func insert(_ text: String) {
-        let clean = Array(text.replacingOccurrences(of: "\r\n", with: "\n"))
+        // Terminals send pasted line breaks as CR: store them as LF.
+        let clean = Array(text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n"))
         characters.insert(contentsOf: clean, at: cursor)
         cursor += clean.count
     }
@@ -63,8 +65,16 @@ public struct TextAreaState: Hashable, Sendable {
         let here = location(width: wrapWidth)
         func moveToLine(_ target: Int) {
             let line = min(max(0, target), all.count - 1)
-            cursor = min(all[line].lowerBound + here.offset, all[line].upperBound)
+            var end = all[line].upperBound
+            // The end of a soft-wrapped line is the start of the next: stay on this one.
+            if line + 1 < all.count, all[line + 1].lowerBound == end, end > all[line].lowerBound { end -= 1 }
+            cursor = min(all[line].lowerBound + here.offset, end)
         }
+        // The logical line (between line breaks) around the cursor.
+        var lineStart = cursor
+        while lineStart > 0, !characters[lineStart - 1].isNewline { lineStart -= 1 }
+        var lineEnd = cursor
+        while lineEnd < characters.count, !characters[lineEnd].isNewline { lineEnd += 1 }
         switch (event.key, event.modifiers.contains(.control)) {
         case (.left, _): cursor = max(0, cursor - 1)
         case (.right, _): cursor = min(characters.count, cursor + 1)
@@ -72,15 +82,14 @@ public struct TextAreaState: Hashable, Sendable {
         case (.down, _): moveToLine(here.line + 1)
         case (.pageUp, _): moveToLine(here.line - pageHeight)
         case (.pageDown, _): moveToLine(here.line + pageHeight)
-        case (.home, _), (.character("a"), true): cursor = all[here.line].lowerBound
-        case (.end, _), (.character("e"), true): cursor = all[here.line].upperBound
+        case (.home, _), (.character("a"), true): cursor = lineStart
+        case (.end, _), (.character("e"), true): cursor = lineEnd
         case (.character("k"), true):
-            let end = all[here.line].upperBound
-            if end > cursor { characters.removeSubrange(cursor..<end) } else if cursor < characters.count { characters.remove(at: cursor) }
+            // Kill to the end of the line, or the line break itself at its end.
+            if lineEnd > cursor { characters.removeSubrange(cursor..<lineEnd) } else if cursor < characters.count { characters.remove(at: cursor) }
         case (.character("u"), true):
-            let start = all[here.line].lowerBound
-            characters.removeSubrange(start..<cursor)
-            cursor = start
+            characters.removeSubrange(lineStart..<cursor)
+            cursor = lineStart
         case (.enter, _): insert("\n")
         case (.backspace, _):
             guard cursor > 0 else { return true }
