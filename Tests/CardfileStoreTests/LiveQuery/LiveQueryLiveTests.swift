@@ -206,6 +206,28 @@ struct LiveQueryLiveTests {
         #expect(live.refreshCount == refreshesBefore)
     }
 
+    @Test func importBatchesRefreshTheList() throws {
+        let fixture = try ItemsFixture(rows: 10)
+        let live = try fixture.liveQuery(LiveQuerySpec(table: "items", sort: [ColumnSort("name", ascending: false)]), height: 5)
+        var clock = TestClock()
+        let importer = fixture.container.importerContext()
+        // Three batches, one transaction each, from the importer's own queue.
+        for batch in 0..<3 {
+            try importer.performAndWait { context in
+                for row in 0..<20 { try context.insert(into: "items", values: ["name": .text("zz import \(batch)-\(row)")]) }
+                try context.save()
+            }
+            clock.advance(.seconds(1))
+            _ = try live.update(now: clock.now)
+        }
+        try live.waitForBackgroundWork()
+        try live.jumpToStart()
+        #expect(live.window.count == .exact(70))
+        let expected = try fixture.oracle(order: "name DESC, id DESC", offset: 0, limit: 5)
+        #expect(live.window.rowids == expected.ids)
+        #expect(live.window.rows.first?.values[1] == "zz import 2-9")
+    }
+
     @Test func pendingChangesAreShownMarked() throws {
         let fixture = try ItemsFixture(rows: 12)
         let live = try fixture.liveQuery(LiveQuerySpec(table: "items"), height: 20)
