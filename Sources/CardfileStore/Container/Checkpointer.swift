@@ -73,9 +73,4 @@ final class Checkpointer: @unchecked Sendable {
             return
         }
     }
-
-    /// Waits for a scheduled checkpoint to finish (benchmarks and tests).
-    func waitUntilIdle() {
-        queue.sync {}
-    }
 }

@@ -179,7 +179,7 @@ public final class LiveQuery {
 
     /// Blocks until background work finished and applies it (tests and benchmarks; the UI
     /// loop never waits).
-    public func waitForBackgroundWork(now: ContinuousClock.Instant = .now) throws(StoreError) {
+    public func waitForBackgroundWork() throws(StoreError) {
         while worker.isBusy { worker.waitUntilIdle() }
         for result in worker.takeResults() { try apply(result) }
     }

@@ -62,7 +62,6 @@ public struct Glyph: Hashable, Sendable {
 
     private static func isEmojiModifier(_ value: UInt32) -> Bool { (0x1F3FB...0x1F3FF).contains(value) }
     private static func isVariationSelector(_ value: UInt32) -> Bool { (0xFE00...0xFE0F).contains(value) || (0xE0100...0xE01EF).contains(value) }
-    private static func isRegionalIndicator(_ value: UInt32) -> Bool { (0x1F1E6...0x1F1FF).contains(value) }
 
     private static func normalize(_ scalars: Character.UnicodeScalarView) -> Glyph {
         // "\r\n" is one cluster; any cluster holding a control is one placeholder.

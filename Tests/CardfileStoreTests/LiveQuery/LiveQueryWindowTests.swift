@@ -101,6 +101,21 @@ struct LiveQueryWindowTests {
         #expect(live.window.firstRow == 0)
     }
 
+    @Test func changingTheHeightKeepsTheFirstRowAndSelection() throws {
+        let fixture = try ItemsFixture(rows: 100)
+        let live = try fixture.liveQuery(LiveQuerySpec(table: "items"), height: 10)
+        try live.jump(toRow: 40)
+        try live.moveSelection(by: 3)
+        let selected = live.window.selection
+        try live.setHeight(25)
+        #expect(live.window.firstRow == 40)
+        #expect(live.window.rowids == Array(41...65))
+        #expect(live.window.selection == selected)
+        try live.setHeight(2)
+        #expect(live.window.rowids == [41, 42])
+        #expect(live.window.selection == fixture.item(41))
+    }
+
     @Test func anInvalidFilterSaysWhere() throws {
         let fixture = try ItemsFixture(rows: 10)
         #expect(throws: StoreError.noSuchField(table: "items", field: "yeer")) {
