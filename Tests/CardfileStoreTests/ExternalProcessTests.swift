@@ -5,17 +5,32 @@ import Testing
 /// Another process (the `sqlite3` tool) writing the same file.
 @Suite("Other processes")
 struct ExternalProcessTests {
-    @Test func anotherProcessesChangeMakesTheNextSaveConflictUnderError() throws {
+    @Test func anotherProcessesChangeToTheSameFieldMakesTheNextSaveConflictUnderError() throws {
+        let fixture = try PeopleFixture()
+        let view = fixture.view
+        try view.update(fixture.person(1), values: ["name": "Mine"])
+        try sqlite3(fixture.path, "UPDATE people SET name = 'Theirs', city = 'Theirs City' WHERE id = 1;")
+
+        let conflict = try #require(storeError { try view.save() }?.conflicts?.first)
+        #expect(conflict.kind == .updateUpdate)
+        #expect(conflict.fields.first { $0.name == "name" }?.isContested == true)
+        #expect(conflict.fields.first { $0.name == "city" }?.theirs == "Theirs City")
+        #expect(conflict.fields.first { $0.name == "city" }?.isContested == false)
+        #expect(try fixture.disk("SELECT name || '/' || city FROM people WHERE id = 1") == "Theirs/Theirs City")
+        #expect(view.hasPersistentChanges)
+    }
+
+    @Test func anotherProcessesChangeToAnotherFieldMergesAtSaveEvenUnpolled() throws {
+        // Before store-integrity case 5 this conflicted on the whole record.
         let fixture = try PeopleFixture()
         let view = fixture.view
         try view.update(fixture.person(1), values: ["name": "Mine"])
         try sqlite3(fixture.path, "UPDATE people SET city = 'Theirs City' WHERE id = 1;")
 
-        let conflict = try #require(storeError { try view.save() }?.conflicts?.first)
-        #expect(conflict.kind == .updateUpdate)
-        #expect(conflict.fields.first { $0.name == "city" }?.theirs == "Theirs City")
-        #expect(try fixture.disk("SELECT name || '/' || city FROM people WHERE id = 1") == "Ada/Theirs City")
-        #expect(view.hasPersistentChanges)
+        try view.save()
+        #expect(try fixture.disk("SELECT name || '/' || city FROM people WHERE id = 1") == "Mine/Theirs City")
+        #expect(try view.record(for: fixture.person(1))?["city"] == "Theirs City")
+        #expect(!view.hasChanges)
     }
 
     @Test func anotherProcessesChangeMergesUnderObjectTrump() throws {

@@ -2,7 +2,8 @@ import GRDB
 
 /// Batch operations: one SQL statement over every matching row, without loading records.
 ///
-/// They skip the snapshot checks of a context save (they are deliberate bulk writes), and
+/// They skip the snapshot checks of a context save (they are deliberate bulk writes), increase
+/// a declared version column like any save, and
 /// their commit reaches every context through the same ``ContextDidSave`` as a save: contexts
 /// that merge automatically refresh the registered objects involved, with no manual merging.
 extension Container {
@@ -27,6 +28,8 @@ extension Container {
             let column = schema.columns[index]
             if !column.isWritable || schema.keyColumnIndexes.contains(index) {
                 failures.append(ValidationFailure(objectID: placeholder, field: column.name, rule: .readOnlyField, value: value))
+            } else if case .real(let double) = value, double.isNaN {
+                failures.append(ValidationFailure(objectID: placeholder, field: column.name, rule: .notANumber, value: value))
             } else if column.isNotNull, value.isNull {
                 failures.append(ValidationFailure(objectID: placeholder, field: column.name, rule: .notNull, value: nil))
             } else if !column.affinity.accepts(value) {
@@ -37,6 +40,12 @@ extension Container {
         }
         guard failures.isEmpty else { throw StoreError.validationFailed(failures) }
         guard !assignments.isEmpty else { return [] }
+        // A version column counts every write, batches included, so a context that read the
+        // row before the batch meets it as a conflict.
+        if let version = entity.versionColumn, !values.keys.contains(where: { schema.columnIndex(named: $0) == version }) {
+            let name = schema.quotedColumnNames[version]
+            assignments.append("\(name) = coalesce(\(name), 0) + 1")
+        }
         var sql = "UPDATE \(schema.quotedName) SET \(assignments.joined(separator: ", "))"
         if let filter = try predicate?.sql(for: schema) {
             sql += " WHERE \(filter.sql)"

@@ -80,7 +80,8 @@ public final class Container: Sendable {
             let schema = try reader.read(SchemaReader.read)
             core = try StoreCore(
                 path: path, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
-                schema: schema, descriptions: options.entities, checkpointer: checkpointer)
+                schema: schema, descriptions: options.entities, checkpointer: checkpointer,
+                busyTimeout: options.busyTimeout)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {

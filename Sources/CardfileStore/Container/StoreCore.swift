@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// What every context of one container shares: the connections, the schema, the event bus.
 /// Contexts hold the core strongly; the core holds contexts only weakly (through the bus).
@@ -20,12 +21,18 @@ final class StoreCore: Sendable {
     /// How many write transactions this container has begun (tests check that a save with
     /// nothing to write begins none).
     let writeTransactionCount = Locked(0)
+    /// The container's wait for another connection's lock.
+    let defaultBusyTimeout: Duration
+    /// The busy timeout the last write with a timeout of its own used (tests assert on it).
+    let lastBusyTimeout = Locked<Duration?>(nil)
 
     init(
         path: String, writer: DatabasePool?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
-        schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?
+        schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?,
+        busyTimeout: TimeInterval
     ) throws {
         self.path = path
+        self.defaultBusyTimeout = .milliseconds(Int64(busyTimeout * 1000))
         self.writer = writer
         self.reader = reader
         self.readOnlyReason = readOnlyReason
@@ -88,17 +95,37 @@ final class StoreCore: Sendable {
 
     /// Runs `body` in one write transaction. What `body` notes in the annotation becomes part
     /// of the commit's ``ContextDidSave``.
-    func write<T>(origin: SaveOrigin, _ body: (Database, inout WriteAnnotation) throws -> T) throws -> T {
+    ///
+    /// `busyTimeout`, when given, replaces the container's wait for another connection's lock
+    /// for this transaction only (a UI loop waits tens of milliseconds, not seconds).
+    func write<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, _ body: (Database, inout WriteAnnotation) throws -> T) throws -> T {
         guard let writer, let commitObserver else {
             throw StoreError.readOnly(readOnlyReason ?? .requested)
         }
         writeTransactionCount.withLock { $0 += 1 }
-        return try writer.write { db in
-            var note = WriteAnnotation(origin: origin)
-            let result = try body(db, &note)
-            commitObserver.annotation = note
-            return result
+        return try writer.writeWithoutTransaction { db in
+            if let busyTimeout {
+                lastBusyTimeout.withLock { $0 = busyTimeout }
+                sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(busyTimeout))
+            }
+            defer {
+                if busyTimeout != nil { sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(defaultBusyTimeout)) }
+            }
+            var result: T?
+            try db.inTransaction(.immediate) {
+                var note = WriteAnnotation(origin: origin)
+                result = try body(db, &note)
+                commitObserver.annotation = note
+                return .commit
+            }
+            return result!
         }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int32 {
+        let (seconds, attoseconds) = duration.components
+        let total = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Int32(clamping: max(0, total))
     }
 
     /// Runs `body` in a read transaction.

@@ -12,8 +12,13 @@ final class Entity: Sendable {
     let writableColumns: [Int]
     /// Columns an update or delete compares with its snapshot to detect a conflict.
     let checkedColumns: [Int]
-    /// ` AND "c" IS ? COLLATE BINARY ...` for the checked columns.
+    /// ` AND "c" IS ? COLLATE BINARY ...` for the checked columns; see ``checkArguments(_:)``.
     let checksSQL: String
+    /// For each checked column: whether its check also compares the storage class. SQL's `IS`
+    /// calls the integer 0 and the real 0.0 equal; only a column without affinity (BLOB) can
+    /// hold both, so only there is `typeof` compared too. With it a save's check is exactly
+    /// ``Value``'s equality, the one merges use to flag a field as changed elsewhere.
+    private let typedChecks: [Bool]
     let columnCount: Int
     /// True when some column is generated, so written rows must be read back.
     let hasGeneratedColumns: Bool
@@ -61,7 +66,11 @@ final class Entity: Sendable {
         writableColumns = writable
         let checked = versionColumn.map { [$0] } ?? writable.filter { !keyColumns.contains($0) }
         checkedColumns = checked
-        checksSQL = checked.map { " AND \(table.quotedColumnNames[$0]) IS ? COLLATE BINARY" }.joined()
+        typedChecks = checked.map { table.columns[$0].affinity == .blob }
+        checksSQL = checked.map { column in
+            let name = table.quotedColumnNames[column]
+            return " AND \(name) IS ? COLLATE BINARY" + (table.columns[column].affinity == .blob ? " AND typeof(\(name)) = ?" : "")
+        }.joined()
         columnCount = table.columns.count
         hasGeneratedColumns = table.columns.contains { $0.generation != .none }
     }
@@ -76,6 +85,18 @@ final class Entity: Sendable {
     }
 
     var name: String { table.name }
+
+    /// The arguments of ``checksSQL`` for the values the checked columns must hold (one per
+    /// checked column, in order).
+    func checkArguments(_ values: [Value]) -> [Value] {
+        var arguments: [Value] = []
+        arguments.reserveCapacity(values.count)
+        for (value, typed) in zip(values, typedChecks) {
+            arguments.append(value)
+            if typed { arguments.append(.text(value.typeName)) }
+        }
+        return arguments
+    }
 
     func fieldIndex(named name: String) -> Int? {
         fieldPositions[name.lowercased()]

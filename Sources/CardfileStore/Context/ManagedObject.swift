@@ -29,6 +29,35 @@ struct ManagedObject: Sendable {
 
     var isDeleted: Bool { deletionBase != nil }
 
+    /// Sets a field, keeping the rule that an edit equal to the value it started from is no
+    /// edit at all: such an edit is removed at once, so merges reach the field again and
+    /// `hasChanges` clears. (An inserted object keeps every field set: a field set to NULL
+    /// must not fall back to the column's default.)
+    mutating func set(_ field: Int, to value: Value, entity: Entity) {
+        if isInserted {
+            edits[field] = Edit(value: value, base: .null)
+            return
+        }
+        let base = edits[field]?.base ?? self.value(field, entity: entity)
+        if value == base {
+            edits.removeValue(forKey: field)
+        } else {
+            edits[field] = Edit(value: value, base: base)
+        }
+    }
+
+    /// Sets a field to `value` with its edit starting from `base` (a parent taking a child's
+    /// edit); the edit is dropped when it changes nothing.
+    mutating func set(_ field: Int, to value: Value, base: Value) {
+        if isInserted {
+            edits[field] = Edit(value: value, base: .null)
+        } else if value == base {
+            edits.removeValue(forKey: field)
+        } else {
+            edits[field] = Edit(value: value, base: base)
+        }
+    }
+
     /// The current value of a field.
     func value(_ field: Int, entity: Entity) -> Value {
         if let edit = edits[field] { return edit.value }
@@ -61,10 +90,19 @@ struct ManagedObject: Sendable {
         isInserted || isDeleted || edits.contains { $0.key < entity.columnCount && $0.value.value != $0.value.base }
     }
 
-    /// Edited persistent fields whose stored value moved away from the edit's base.
+    /// Edited persistent fields whose stored value moved away from the edit's base: the
+    /// fields a save would meet as a conflict. (A field whose stored value became the edit's
+    /// own value is no longer edited: merging drops such edits.)
     func changedElsewhere(entity: Entity) -> [Int] {
         guard let snapshot, !isInserted else { return [] }
         return persistentChanges(entity: entity).filter { edits[$0]!.base != snapshot[$0] }
+    }
+
+    /// For a deleted object: true when the source's row moved away from what the delete was
+    /// checked against (the delete meets a changed row).
+    func deletionMeetsChange(entity: Entity) -> Bool {
+        guard let deletionBase, let snapshot, !isInserted else { return false }
+        return (0..<entity.columnCount).contains { deletionBase[$0] != snapshot[$0] }
     }
 
     /// The value each checked column must still have in the store for an update to apply.

@@ -24,6 +24,18 @@ public struct MergeConflict: Hashable, Sendable {
         public var changedByMe: Bool { mine != original }
         /// True when the store's value moved away from the original.
         public var changedByThem: Bool { theirs != original }
+        /// True when both sides changed the field, to different values: the fields a person
+        /// must choose for. (Fields changed on one side only merge by themselves.)
+        public var isContested: Bool { changedByMe && changedByThem && theirs != mine }
+    }
+
+    /// The fields to report: every writable column where mine or theirs differs from the
+    /// original.
+    static func fields(entity: Entity, original: [Value], mine: [Value], theirs: [Value]?) -> [Field] {
+        entity.writableColumns.compactMap { column in
+            let field = Field(name: entity.table.columns[column].name, original: original[column], mine: mine[column], theirs: theirs?[column])
+            return field.changedByMe || field.changedByThem ? field : nil
+        }
     }
 
     public let objectID: ObjectID

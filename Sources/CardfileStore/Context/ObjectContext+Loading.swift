@@ -159,6 +159,13 @@ extension ObjectContext {
         }
         object.snapshot = snapshot
         object.isDeletedElsewhere = false
+        // An edit whose value the source now holds is no longer an edit: the person's change
+        // is already there.
+        if !object.isInserted {
+            for (field, edit) in object.edits where field < columns && edit.value == snapshot[field] {
+                object.edits.removeValue(forKey: field)
+            }
+        }
         state.store(object, for: id)
     }
 

@@ -84,15 +84,14 @@ extension ObjectContext {
             let theirs = snapshot[index]
             switch choice {
             case .mine:
-                if var edit = object.edits[index] {
-                    edit.base = theirs
-                    object.edits[index] = edit
+                if let edit = object.edits[index] {
+                    object.set(index, to: edit.value, base: theirs)
                 }
             case .theirs:
                 object.edits.removeValue(forKey: index)
             case .original:
                 let original = object.edits[index]?.base ?? theirs
-                object.edits[index] = Edit(value: original, base: theirs)
+                object.set(index, to: original, base: theirs)
             }
             state.store(object, for: id)
         }

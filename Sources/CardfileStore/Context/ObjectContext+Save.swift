@@ -9,6 +9,11 @@ extension ObjectContext {
     ///
     /// For a child context: inserts, updates (with the values their edits started from) and
     /// deletes move into the parent; nothing is written to disk until a root context saves.
+    /// A field the child edited whose value in the parent changed meanwhile (a sibling
+    /// editor's save, a merge from the store: the field is flagged in
+    /// ``Record/changedElsewhere``) meets that change as a conflict, resolved by the child's
+    /// ``mergePolicy`` as a root save would resolve it against the store, with the parent's
+    /// value as *theirs*; under `.error` nothing moves up.
     ///
     /// - Throws: ``StoreError/validationFailed(_:)`` with every failure,
     ///   ``StoreError/conflicts(_:)`` under `.error`, ``StoreError/busy`` when another
@@ -21,7 +26,8 @@ extension ObjectContext {
             try state.withLock { state in
                 try catchUp(&state, reading: nil)
                 if let parent {
-                    try parent.absorb(childChanges(state))
+                    let changes = try childChanges(state, policy: policy)
+                    try parent.absorb(changes)
                     try markSavedIntoParent(&state, parent: parent)
                 } else {
                     try RootSave(context: self, policy: policy).run(&state)
@@ -47,31 +53,95 @@ extension ObjectContext {
         let object: ManagedObject
     }
 
-    private func childChanges(_ state: ContextState) -> [ChildChange] {
-        state.dirtyObjects
-            .filter { $0.object.isInserted || $0.object.isDeleted || !$0.object.edits.isEmpty }
-            .map { ChildChange(id: $0.id, object: $0.object) }
-            .sorted { $0.object.insertSequence < $1.object.insertSequence }
+    /// The changes to hand the parent, with conflicts against the parent's current values
+    /// resolved by `policy` (the child's state is caught up with the parent, so its snapshots
+    /// are the parent's values). Throws every conflict under `.error`.
+    private func childChanges(_ state: ContextState, policy: MergePolicy) throws -> [ChildChange] {
+        var changes: [ChildChange] = []
+        var conflicts: [MergeConflict] = []
+        for (id, object) in state.dirtyObjects where object.isInserted || object.isDeleted || !object.edits.isEmpty {
+            let entity = try core.entity(id.table)
+            guard let resolved = try resolve(object, id: id, entity: entity, policy: policy, conflicts: &conflicts) else { continue }
+            changes.append(ChildChange(id: id, object: resolved))
+        }
+        if !conflicts.isEmpty { throw StoreError.conflicts(conflicts) }
+        return changes.sorted { $0.object.insertSequence < $1.object.insertSequence }
     }
 
-    /// After a child's save: its objects match what the parent now holds.
+    /// One object's change after meeting the parent's value; nil when nothing of it goes up.
+    private func resolve(_ object: ManagedObject, id: ObjectID, entity: Entity, policy: MergePolicy, conflicts: inout [MergeConflict]) throws -> ManagedObject? {
+        guard !object.isInserted, let snapshot = object.snapshot else { return object }
+        let original = object.baseValues(entity: entity)
+        let mine = object.columnValues(entity: entity)
+        let theirs = object.isDeletedElsewhere ? nil : Array(snapshot[0..<entity.columnCount])
+        if object.isDeleted {
+            guard object.deletionMeetsChange(entity: entity) else { return object }
+            let bases = object.deletionBase ?? original
+            switch policy {
+            case .error:
+                conflicts.append(MergeConflict(objectID: id, kind: .deleteUpdate, fields: MergeConflict.fields(entity: entity, original: bases, mine: bases, theirs: theirs)))
+                return nil
+            case .objectTrump, .overwrite:
+                var deleting = object
+                deleting.deletionBase = theirs
+                return deleting
+            case .storeTrump, .rollback:
+                return nil
+            }
+        }
+        if object.isDeletedElsewhere {
+            guard object.hasPersistentChanges(entity: entity) else { return nil }
+            switch policy {
+            case .error:
+                conflicts.append(MergeConflict(objectID: id, kind: .updateDelete, fields: MergeConflict.fields(entity: entity, original: original, mine: mine, theirs: nil)))
+                return nil
+            case .objectTrump, .overwrite:
+                return object
+            case .storeTrump, .rollback:
+                return nil
+            }
+        }
+        let contested = object.changedElsewhere(entity: entity)
+        guard !contested.isEmpty else { return object }
+        var resolved = object
+        switch policy {
+        case .error:
+            conflicts.append(MergeConflict(objectID: id, kind: .updateUpdate, fields: MergeConflict.fields(entity: entity, original: original, mine: mine, theirs: theirs)))
+            return nil
+        case .objectTrump, .overwrite:
+            // Mine wins: the edit now starts from the parent's value, so the parent does not
+            // meet the same conflict again with the store.
+            for field in contested { resolved.set(field, to: mine[field], base: snapshot[field]) }
+        case .storeTrump:
+            for field in contested { resolved.edits.removeValue(forKey: field) }
+        case .rollback:
+            resolved.edits = resolved.edits.filter { !entity.isPersistent($0.key) }
+        }
+        return resolved
+    }
+
+    /// After a child's save: the objects it handed up now show what the parent holds, and
+    /// every object takes the parent's version so the next catch-up does not re-read it.
     private func markSavedIntoParent(_ state: inout ContextState, parent: ObjectContext) throws {
+        var savedIDs: Set<ObjectID> = []
         for (id, object) in state.dirtyObjects where object.isInserted || object.isDeleted || !object.edits.isEmpty {
-            if object.isDeleted {
-                state.remove(id)
+            savedIDs.insert(id)
+        }
+        let ids = Array(state.objects.keys)
+        guard let (count, sources) = try parent.sourceObjects(ids, ifChangedSince: nil) else { return }
+        state.parentChangeCount = count
+        for id in ids {
+            guard var object = state.objects[id] else { continue }
+            guard let source = sources[id] else {
+                if savedIDs.contains(id) { state.remove(id) }
                 continue
             }
-            let entity = try core.entity(id.table)
-            var saved = ManagedObject(snapshot: object.values(entity: entity))
-            saved.insertSequence = object.insertSequence
-            state.store(saved, for: id)
-        }
-        // Take the parent's versions now so the next catch-up does not re-read them needlessly.
-        let ids = Array(state.objects.keys)
-        if let (count, sources) = try parent.sourceObjects(ids, ifChangedSince: nil) {
-            state.parentChangeCount = count
-            for (id, source) in sources {
-                guard var object = state.objects[id] else { continue }
+            if savedIDs.contains(id) {
+                var fresh = ManagedObject(snapshot: source.values)
+                fresh.insertSequence = object.insertSequence
+                fresh.sourceVersion = source.version
+                state.store(fresh, for: id)
+            } else {
                 object.sourceVersion = source.version
                 state.register(object, for: id)
             }
@@ -114,14 +184,11 @@ extension ObjectContext {
                         return childBases[column]
                     }
                 } else {
+                    // Deleted here but edited in the child: the child's merge policy chose to
+                    // keep its record, so the delete is undone.
+                    object.deletionBase = nil
                     for (field, edit) in child.edits {
-                        if object.isInserted {
-                            object.edits[field] = Edit(value: edit.value, base: .null)
-                        } else if object.edits[field] != nil {
-                            object.edits[field]!.value = edit.value
-                        } else {
-                            object.edits[field] = edit
-                        }
+                        object.set(field, to: edit.value, base: object.edits[field]?.base ?? edit.base)
                     }
                 }
                 state.store(object, for: change.id)

@@ -26,6 +26,7 @@ public final class ObjectContext: @unchecked Sendable {
     let state: Locked<ContextState>
     private let inbox = Locked<[ContextDidSave]>([])
     private let settings: Locked<(policy: MergePolicy, merges: Bool)>
+    private let busyWait = Locked<Duration?>(nil)
     private let queue: DispatchQueue
 
     init(core: StoreCore, parent: ObjectContext?, identity: ContextIdentity, mergePolicy: MergePolicy, automaticallyMergesChanges: Bool) {
@@ -50,6 +51,15 @@ public final class ObjectContext: @unchecked Sendable {
     public var automaticallyMergesChanges: Bool {
         get { settings.withLock { $0.merges } }
         set { settings.withLock { $0.merges = newValue } }
+    }
+
+    /// How long a root save of this context waits for another connection's lock before it
+    /// fails with ``StoreError/busy`` (keeping every change); nil waits the container's
+    /// ``StoreOptions/busyTimeout``. A UI loop sets tens of milliseconds and retries later, so
+    /// a lock held by another program never freezes the screen.
+    public var saveBusyTimeout: Duration? {
+        get { busyWait.withLock { $0 } }
+        set { busyWait.withLock { $0 = newValue } }
     }
 
     /// True for a context with a parent.
@@ -129,8 +139,9 @@ public final class ObjectContext: @unchecked Sendable {
         return id
     }
 
-    /// Sets fields of an object. A field set back to the value its edit started from no longer
-    /// counts as changed.
+    /// Sets fields of an object. A field set to the value its edit started from (the stored
+    /// value, for a field not edited yet) is no edit at all: the edit is removed at once, so
+    /// ``hasChanges`` clears when nothing else is pending and merges reach the field again.
     /// - Throws: ``StoreError/noSuchObject(_:)`` when the object does not exist,
     ///   ``StoreError/noSuchField(table:field:)`` for an unknown field.
     public func update(_ id: ObjectID, values: [String: Value]) throws(StoreError) {
@@ -146,14 +157,12 @@ public final class ObjectContext: @unchecked Sendable {
             guard var object = try registeredObject(id, entity: entity, in: &state) else {
                 throw StoreError.noSuchObject(id)
             }
+            let before = object.edits
             for (field, value) in fields {
-                if object.edits[field] != nil {
-                    object.edits[field]!.value = value
-                } else {
-                    object.edits[field] = Edit(value: value, base: object.value(field, entity: entity))
-                }
+                object.set(field, to: value, entity: entity)
             }
-            state.store(object, for: id)
+            // Writing a form back whole changes nothing when every value is the same.
+            if object.edits != before { state.store(object, for: id) }
         }
     }
 
@@ -214,17 +223,16 @@ public final class ObjectContext: @unchecked Sendable {
         (try? withState { Set($0.dirtyObjects.filter { $0.object.isDeleted }.map(\.id)) }) ?? []
     }
 
-    /// True when anything is pending: inserts, deletes, or any edit, transient ones and
-    /// fields edited back to their value included.
+    /// True when anything is pending: inserts, deletes, or any edit, transient ones included.
+    /// (A field edited back to its starting value carries no edit.)
     public var hasChanges: Bool {
         (try? withState { state in
             state.dirtyObjects.contains { $0.object.isInserted || $0.object.isDeleted || !$0.object.edits.isEmpty }
         }) ?? false
     }
 
-    /// True when a save would write something: inserts, deletes, or persistent fields whose
-    /// value differs from the value their edit started from. Transient fields and fields edited
-    /// back do not count.
+    /// True when a save would write something: inserts, deletes, or edited persistent fields.
+    /// Transient fields do not count.
     public var hasPersistentChanges: Bool {
         (try? withState { state in try RootSave.hasWork(state, core: core) }) ?? false
     }

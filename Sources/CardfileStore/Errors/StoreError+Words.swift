@@ -19,6 +19,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "\(Self.file(path)) is locked by another program. Close that program's transaction and open it again."
         case .busy:
             return "The database is busy: another program kept it locked for longer than the wait allows. Nothing was written and your changes are kept; save again to retry."
+        case .lockedInProcess:
+            return "The database is locked by another statement of this program (a table lock, not another program's lock). Nothing was written and your changes are kept; save again to retry."
         case .readOnly(.requested):
             return "The database was opened read-only, so changes cannot be saved."
         case .readOnly(.fileNotWritable):
@@ -73,6 +75,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             case .blob: wanted = "a value"
             }
             sentence = "\(field) must be \(wanted)\(shownValue(failure.value).map { "; \($0) is not" } ?? "")."
+        case .notANumber:
+            sentence = "\(field) is not a number (NaN), which the database cannot store."
         case .length(let min, let max):
             sentence = "\(field) must be \(bounds(min.map(Double.init), max.map(Double.init), unit: "characters long"))."
         case .range(let min, let max):
@@ -111,7 +115,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
     /// Maps an SQLite error met while working with an open database.
     static func working(_ error: DatabaseError, path: String) -> StoreError {
         switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED: return .busy
+        case .SQLITE_BUSY: return .busy
+        case .SQLITE_LOCKED: return .lockedInProcess
         case .SQLITE_READONLY: return .readOnly(.fileNotWritable)
         case .SQLITE_CORRUPT: return .corrupt(path: path)
         case .SQLITE_NOTADB: return .notADatabase(path: path)

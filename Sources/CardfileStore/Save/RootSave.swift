@@ -42,7 +42,7 @@ struct RootSave {
             return
         }
         var outcomes: [Outcome] = []
-        try core.write(origin: .context(context.identity)) { db, note in
+        try core.write(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout) { db, note in
             // Events of commits made before this transaction began are already queued; apply
             // them now, reading through the writer, so snapshots are as fresh as they can be.
             try context.catchUp(&state, reading: db)
@@ -147,17 +147,21 @@ struct RootSave {
         let entity = item.entity
         let key = item.id.primaryKeyValues ?? []
         let bases = item.object.deletionBase ?? []
-        let checked = entity.checkedColumns.map { bases[$0] }
-        try db.cachedStatement(sql: SaveStatements.conditionalDelete(entity)).execute(arguments: (key + checked).statementArguments)
-        if db.changesCount > 0 {
-            note.note(deleted: item.id)
-            return .removed(item.id)
+        // A delete of a row this context has seen change meets that change, whatever a
+        // version column says; otherwise the store's row must still be the one deleted.
+        if !item.object.deletionMeetsChange(entity: entity) {
+            let checked = entity.checkArguments(entity.checkedColumns.map { bases[$0] })
+            try db.cachedStatement(sql: SaveStatements.conditionalDelete(entity)).execute(arguments: (key + checked).statementArguments)
+            if db.changesCount > 0 {
+                note.note(deleted: item.id)
+                return .removed(item.id)
+            }
         }
         guard let theirs = try readRow(item.id, entity: entity, db: db) else {
             // Deleted on both sides: nothing to do, nothing to report.
             return .removed(item.id)
         }
-        let fields = conflictFields(entity: entity, original: bases, mine: bases, theirs: theirs)
+        let fields = MergeConflict.fields(entity: entity, original: bases, mine: bases, theirs: theirs)
         switch policy {
         case .error:
             conflicts.append(MergeConflict(objectID: item.id, kind: .deleteUpdate, fields: fields))
@@ -179,8 +183,10 @@ struct RootSave {
         let key = item.id.primaryKeyValues ?? []
         let changed = object.persistentChanges(entity: entity)
         let mine = object.columnValues(entity: entity)
-        if !object.isDeletedElsewhere {
-            let arguments = changed.map { mine[$0] } + key + object.updateCheckValues(entity: entity)
+        // A field this context has seen change elsewhere conflicts whatever a version column
+        // says; otherwise try the update on the condition that the row is as last seen.
+        if !object.isDeletedElsewhere, object.changedElsewhere(entity: entity).isEmpty {
+            let arguments = changed.map { mine[$0] } + key + entity.checkArguments(object.updateCheckValues(entity: entity))
             // When every other column matched its snapshot and SQLite stores the new values as
             // given, the written row is exactly `mine`: no need to read it back. Generated and
             // version columns, and values the column's affinity converts, need RETURNING;
@@ -204,9 +210,14 @@ struct RootSave {
                 }
             }
         }
+        // The row is not as this context last saw it. Decide field by field, exactly as a
+        // merge would have (so the outcome does not depend on whether a poll ran first):
+        // fields only they changed take theirs, fields only I changed take mine, and only a
+        // field changed on both sides (to different values) goes to the merge policy. The
+        // write transaction holds the lock, so the row read here is the row written over.
         let original = object.baseValues(entity: entity)
         let theirs = try readRow(item.id, entity: entity, db: db)
-        let fields = conflictFields(entity: entity, original: original, mine: mine, theirs: theirs)
+        let fields = MergeConflict.fields(entity: entity, original: original, mine: mine, theirs: theirs)
         guard let theirs else {
             switch policy {
             case .error:
@@ -218,23 +229,27 @@ struct RootSave {
                 return .removed(item.id)
             }
         }
+        let contested = Set(changed.filter { theirs[$0] != original[$0] && theirs[$0] != mine[$0] })
         let write: [Int]
-        switch policy {
-        case .error:
-            conflicts.append(MergeConflict(objectID: item.id, kind: .updateUpdate, fields: fields))
-            return nil
-        case .objectTrump:
-            write = changed
-        case .storeTrump:
-            // Keep my change only where the store still has the value my edit started from.
-            write = changed.filter { theirs[$0] == original[$0] }
-        case .overwrite:
-            // Every column but the key and the version, which the statement increments: writing
-            // back the version read would let a later stale save pass its check.
-            let keyColumns = Set(entity.table.keyColumnIndexes)
-            write = entity.writableColumns.filter { !keyColumns.contains($0) && $0 != entity.versionColumn }
-        case .rollback:
-            write = []
+        if contested.isEmpty {
+            write = changed.filter { theirs[$0] != mine[$0] }
+        } else {
+            switch policy {
+            case .error:
+                conflicts.append(MergeConflict(objectID: item.id, kind: .updateUpdate, fields: fields))
+                return nil
+            case .objectTrump:
+                write = changed
+            case .storeTrump:
+                write = changed.filter { !contested.contains($0) }
+            case .overwrite:
+                // Every column but the key and the version, which the statement increments:
+                // writing back the version read would let a later stale save pass its check.
+                let keyColumns = Set(entity.table.keyColumnIndexes)
+                write = entity.writableColumns.filter { !keyColumns.contains($0) && $0 != entity.versionColumn }
+            case .rollback:
+                write = []
+            }
         }
         guard !write.isEmpty else {
             return .stored(item.id, newID: item.id, columns: theirs)
@@ -244,7 +259,8 @@ struct RootSave {
             return .removed(item.id)
         }
         note.note(updated: item.id)
-        return .stored(item.id, newID: item.id, columns: Array(row[entity.table.keyWidth...]))
+        let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : Array(row[entity.table.keyWidth...])
+        return written.map { .stored(item.id, newID: item.id, columns: $0) } ?? .removed(item.id)
     }
 
     // MARK: - Inserts
@@ -287,13 +303,5 @@ struct RootSave {
     private func readRow(_ id: ObjectID, entity: Entity, db: Database) throws -> [Value]? {
         let rows = try db.cachedStatement(sql: SaveStatements.selectRow(entity)).fetchValueRows(arguments: id.primaryKeyValues ?? [])
         return rows.first.map { Array($0[entity.table.keyWidth...]) }
-    }
-
-    private func conflictFields(entity: Entity, original: [Value], mine: [Value], theirs: [Value]?) -> [MergeConflict.Field] {
-        entity.writableColumns.compactMap { column in
-            let field = MergeConflict.Field(
-                name: entity.table.columns[column].name, original: original[column], mine: mine[column], theirs: theirs?[column])
-            return field.changedByMe || field.changedByThem ? field : nil
-        }
     }
 }

@@ -6,6 +6,9 @@ public struct ValidationFailure: Hashable, Sendable {
         case notNull
         /// The value cannot be stored as the column's affinity asks.
         case type(Affinity)
+        /// A real number that is not a number (NaN): SQLite would store it as NULL, so the
+        /// record would show one thing and the file hold another.
+        case notANumber
         /// A text length rule declared on the field.
         case length(min: Int?, max: Int?)
         /// A numeric range rule declared on the field.

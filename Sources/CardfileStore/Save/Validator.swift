@@ -57,6 +57,9 @@ enum Validator {
     }
 
     private static func check(_ value: Value, field: Int, id: ObjectID, entity: Entity) -> [ValidationFailure] {
+        if case .real(let double) = value, double.isNaN {
+            return [failure(id, entity, field, .notANumber, value)]
+        }
         let affinity = entity.table.columns[field].affinity
         if !affinity.accepts(value) {
             return [failure(id, entity, field, .type(affinity), value)]

@@ -2,10 +2,13 @@ import Foundation
 
 /// One SQLite value, exactly as stored in a column.
 ///
-/// The five cases are SQLite's storage classes. Equality is exact (an `integer(1)` is not
-/// equal to a `real(1.0)`), which is what change tracking needs: a field counts as edited
-/// when its stored representation would change. Ordering that matches SQLite's `ORDER BY`
-/// lives in ``Value/compare(_:_:collation:)``.
+/// The five cases are SQLite's storage classes. Equality is exact, as the bytes SQLite would
+/// store: an `integer(1)` is not equal to a `real(1.0)`, and text compares by its UTF-8 bytes
+/// (a precomposed "é" is not equal to "e" plus a combining accent, although Swift's `String`
+/// calls them equal). That is what change tracking needs: a field counts as edited when its
+/// stored representation would change, and a save's conflict check compares the same way
+/// (see `SaveStatements`). Ordering that matches SQLite's `ORDER BY` lives in
+/// ``Value/compare(_:_:collation:)``.
 public enum Value: Hashable, Sendable {
     case null
     case integer(Int64)
@@ -37,6 +40,33 @@ public enum Value: Hashable, Sendable {
         case .real: return "real"
         case .text: return "text"
         case .blob: return "blob"
+        }
+    }
+
+    /// Exact equality: same storage class and same stored bytes (numbers by value, so
+    /// `real(0.0)` equals `real(-0.0)`, as in SQLite).
+    public static func == (lhs: Value, rhs: Value) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.real(let a), .real(let b)): return a == b
+        case (.text(let a), .text(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.blob(let a), .blob(let b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .integer(let int): hasher.combine(1); hasher.combine(int)
+        case .real(let double): hasher.combine(2); hasher.combine(double)
+        case .text(let string):
+            hasher.combine(3)
+            var string = string
+            hasher.combine(string.utf8.count)
+            string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        case .blob(let data): hasher.combine(4); hasher.combine(data)
         }
     }
 }
