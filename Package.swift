@@ -61,13 +61,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .target(name: "CardfileTestSupport", path: "Tests/CardfileTestSupport"),
         .testTarget(
             name: "CardfileStoreTests",
-            dependencies: ["CardfileStore"]
+            dependencies: ["CardfileStore", "CardfileTestSupport"]
         ),
         .testTarget(
             name: "CardfileTerminalTests",
-            dependencies: ["CardfileTerminal"]
+            dependencies: ["CardfileTerminal", "CardfileTestSupport"]
         ),
         .testTarget(
             name: "CardfileCursesTests",

@@ -11,8 +11,9 @@ extension LiveQuery {
         visible = LiveWindow(rows: visible.rows, firstRow: visible.firstRow, count: visible.count, selection: id, columns: visible.columns)
         if walksByKey {
             try reanchor(on: id, line: 0, oldWindow: visible, oldKeys: windowKeys)
-        } else if let position = sorted?.position(of: id) {
-            try show(firstRow: position, selecting: .id(id))
+        } else if let index = sortedIndex(of: id) {
+            let (slice, _) = try read { db in try sortedSlice(around: index, line: 0, db: db) }
+            install(slice, selecting: .id(id))
         }
     }
 

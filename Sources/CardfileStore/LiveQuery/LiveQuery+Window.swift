@@ -80,7 +80,7 @@ extension LiveQuery {
         if walksByKey {
             stored = positions?.count
         } else {
-            stored = sorted?.count
+            stored = sorted.map { $0.count - sortedGone.count }
         }
         if let stored, let builtAt {
             return builtAt.data == dataVersion ? .exact(stored + pendingInserts) : .approximately(stored + pendingInserts)
@@ -212,8 +212,16 @@ extension LiveQuery {
                     return .stored(id, query.key(of: row))
                 }
             }
-            // Gone: the nearest surviving neighbour in the old order, after then before.
+            // Gone: the row that now sorts right after its old key (the one before when none
+            // follows), as on the sorted path.
             let index = oldWindow.rows.firstIndex { $0.id == id } ?? 0
+            if oldKeys.indices.contains(index), let oldKey = oldKeys[index] {
+                if let next = try forward(from: oldKey, inclusive: false, limit: 1, db: db).first
+                    ?? backward(before: oldKey, limit: 1, db: db).first {
+                    return .stored(query.objectID(of: next), query.key(of: next))
+                }
+            }
+            // No key to go by (an unsaved insert): the nearest surviving old neighbour.
             let candidates = Array(oldWindow.rows.indices.dropFirst(index + 1)) + Array((0..<index).reversed())
             let storedIDs = candidates.map { oldWindow.rows[$0].id }.filter { !$0.isTemporary }
             var survivors: [ObjectID: [Value]] = [:]
@@ -227,15 +235,6 @@ extension LiveQuery {
                 let candidateID = oldWindow.rows[candidate].id
                 if let key = survivors[candidateID] { return .stored(candidateID, key) }
                 if candidateID.isTemporary, overlay.inserted.contains(where: { $0.id == candidateID }) { return .pending(candidateID) }
-            }
-            // None of the old window survived: the first row after the old one's place.
-            if oldKeys.indices.contains(index), let oldKey = oldKeys[index] {
-                if let next = try forward(from: oldKey, inclusive: false, limit: 1, db: db).first {
-                    return .stored(query.objectID(of: next), query.key(of: next))
-                }
-                if let previous = try backward(before: oldKey, limit: 1, db: db).first {
-                    return .stored(query.objectID(of: previous), query.key(of: previous))
-                }
             }
             return .none
         }
@@ -266,78 +265,181 @@ extension LiveQuery {
 
     // MARK: - Reading from the sorted keys
 
-    /// The window at `position` of the sorted keys (then unsaved inserts). Before the keys
-    /// exist, the current rows are re-read in place: their values and deletions show at once.
-    func sortedSlice(at position: Int, db: Database) throws -> Slice {
+    /// One row of the sorted order: a stored row at its index in the sorted keys, or an unsaved
+    /// insert at a virtual index past them.
+    struct SortedEntry {
+        let index: Int
+        let stored: [Value]?
+        let pending: LiveRow?
+    }
+
+    /// The sorted keys' indexes, then one virtual index per unsaved insert.
+    var sortedEntryCount: Int { (sorted?.count ?? 0) + overlay.inserted.count }
+
+    /// Where the entry at `index` stands now: rows found gone since the sort no longer count.
+    func sortedPosition(ofIndex index: Int) -> Int {
+        index - sortedGone.reduce(0) { $0 + ($1 < index ? 1 : 0) }
+    }
+
+    /// The index of the entry now at `position` (clamped to the last entry).
+    func sortedIndex(forPosition position: Int) -> Int {
+        var index = max(0, position)
+        for gone in sortedGone.sorted() {
+            if gone <= index { index += 1 } else { break }
+        }
+        return min(index, max(0, sortedEntryCount - 1))
+    }
+
+    /// The index of `id` in the sorted order (a linear scan of the keys), nil when absent.
+    func sortedIndex(of id: ObjectID) -> Int? {
+        guard let sorted else { return nil }
+        if id.isTemporary {
+            return overlay.inserted.firstIndex { $0.id == id }.map { sorted.count + $0 }
+        }
+        return sorted.position(of: id)
+    }
+
+    /// Up to `limit` entries that still exist and match, walking from `start` forward or
+    /// backward (results in forward order). Rows found gone are remembered, so positions and
+    /// the count leave them out until the next sort.
+    func sortedEntries(from start: Int, backward: Bool, limit: Int, db: Database) throws -> [SortedEntry] {
+        guard let sorted, limit > 0 else { return [] }
+        var found: [SortedEntry] = []
+        var next = start
+        while found.count < limit, backward ? next >= 0 : next < sortedEntryCount {
+            let batch = limit - found.count + 16
+            let range = backward ? max(0, next - batch + 1)..<(next + 1) : next..<min(sortedEntryCount, next + batch)
+            next = backward ? range.lowerBound - 1 : range.upperBound
+            let storedRange = range.clamped(to: 0..<sorted.count)
+            let ids = sorted.ids(in: storedRange)
+            let fresh = try matchingRows(ids.enumerated().filter { !sortedGone.contains(storedRange.lowerBound + $0.offset) }.map(\.element), db: db)
+            var chunk: [SortedEntry] = []
+            for index in range {
+                if index >= sorted.count {
+                    chunk.append(SortedEntry(index: index, stored: nil, pending: overlay.inserted[index - sorted.count]))
+                } else if !sortedGone.contains(index) {
+                    if let row = fresh[ids[index - storedRange.lowerBound]] {
+                        chunk.append(SortedEntry(index: index, stored: row, pending: nil))
+                    } else {
+                        sortedGone.insert(index)
+                    }
+                }
+            }
+            let wanted = limit - found.count
+            found = backward ? Array(chunk.suffix(wanted)) + found : found + chunk.prefix(wanted)
+        }
+        return found
+    }
+
+    /// The window with the entry at `anchor` (or, when it is gone, the next one; the one before
+    /// when none follows) at screen line `line`, as near as the ends of the result allow.
+    func sortedSlice(around anchor: Int, line: Int, db: Database) throws -> (slice: Slice, anchor: ObjectID?) {
+        var before = try sortedEntries(from: anchor - 1, backward: true, limit: line, db: db)
+        let wanted = height - before.count
+        let after = try sortedEntries(from: anchor, backward: false, limit: wanted, db: db)
+        if after.count < wanted {
+            // The end came first: fill the window from above.
+            let top = before.first?.index ?? anchor
+            before = try sortedEntries(from: top - 1, backward: true, limit: height - before.count - after.count, db: db) + before
+        }
         var slice = Slice()
-        guard let sorted else {
+        for entry in before + after {
+            if let stored = entry.stored {
+                slice.append(stored: stored, query: query, overlay: overlay)
+            } else if let pending = entry.pending {
+                slice.append(pending: pending)
+            }
+        }
+        slice.first = (before.first ?? after.first).map { sortedPosition(ofIndex: $0.index) } ?? 0
+        slice.reachesEnd = after.count < wanted || after.last?.index == sortedEntryCount - 1
+        return (slice, after.first.map(entryID) ?? before.last.map(entryID))
+    }
+
+    private func entryID(_ entry: SortedEntry) -> ObjectID {
+        entry.pending?.id ?? query.objectID(of: entry.stored!)
+    }
+
+    /// The window at `position` of the sorted order. Before the first sort, the current rows
+    /// are re-read in place: their values and deletions show at once.
+    func sortedSlice(at position: Int, db: Database) throws -> Slice {
+        guard sorted != nil else {
+            var slice = Slice()
             let ids = window.rows.map(\.id).filter { !$0.isTemporary }
-            let fresh = try rowsByID(ids, db: db)
+            let fresh = try matchingRows(ids, db: db)
             slice.first = window.firstRow
             for id in ids { if let row = fresh[id] { slice.append(stored: row, query: query, overlay: overlay) } }
             for row in overlay.inserted where window.rows.contains(where: { $0.id == row.id }) { slice.append(pending: row) }
             return slice
         }
-        let total = sorted.count + overlay.inserted.count
-        let start = min(max(0, position), max(0, total - height))
-        slice.first = start
-        // Rows deleted since the sort are skipped (the next ones fill in) until it is redone.
-        var next = start
-        while slice.rows.count < height, next < sorted.count {
-            let ids = sorted.ids(in: next..<min(sorted.count, next + height - slice.rows.count + 16))
-            next += ids.count
-            let fresh = try rowsByID(ids, db: db)
-            for id in ids where slice.rows.count < height {
-                if let row = fresh[id] { slice.append(stored: row, query: query, overlay: overlay) }
-            }
-        }
-        let tailStart = max(0, start - sorted.count)
-        for row in overlay.inserted.dropFirst(tailStart).prefix(height - slice.rows.count) { slice.append(pending: row) }
-        slice.reachesEnd = next >= sorted.count && start + slice.rows.count >= total - (next - start - slice.rows.count)
-        return slice
+        return try sortedSlice(around: sortedIndex(forPosition: position), line: 0, db: db).slice
     }
 
-    /// Whole rows by ID (those that still exist), in any order.
-    func rowsByID(_ ids: [ObjectID], db: Database) throws -> [ObjectID: [Value]] {
+    /// Whole rows among `ids` that exist and match the filter, by ID.
+    func matchingRows(_ ids: [ObjectID], db: Database) throws -> [ObjectID: [Value]] {
         guard !ids.isEmpty else { return [:] }
         var rows: [ObjectID: [Value]] = [:]
-        let table = query.table
-        for chunk in stride(from: 0, to: ids.count, by: 400).map({ Array(ids[$0..<min(ids.count, $0 + 400)]) }) {
-            let sql = "SELECT \(table.selectList) FROM \(table.quotedName) WHERE \(table.keyInSQL(count: chunk.count))"
-            for row in try db.cachedStatement(sql: sql).fetchValueRows(arguments: chunk.flatMap { $0.primaryKeyValues ?? [] }) {
+        for start in stride(from: 0, to: ids.count, by: 400) {
+            let lookup = query.rows(ids: Array(ids[start..<min(ids.count, start + 400)]))
+            for row in try db.cachedStatement(sql: lookup.sql).fetchValueRows(arguments: lookup.arguments) {
                 rows[query.objectID(of: row)] = row
             }
         }
         return rows
     }
 
-    /// After new sorted keys arrive: the selection (or top row) keeps its line; when it is gone,
-    /// its nearest neighbour in the old order takes its place.
-    func reanchorSorted(old: LiveWindow) throws(StoreError) {
-        guard let sorted else { return }
-        let line = old.selectedLine ?? 0
-        let anchorIndex = old.selectedLine ?? 0
-        func position(of id: ObjectID) -> Int? {
-            if id.isTemporary {
-                return overlay.inserted.firstIndex { $0.id == id }.map { sorted.count + $0 }
-            }
-            return sorted.position(of: id)
+    /// After a data change, before the new sort: the selection keeps its line. When it is gone
+    /// the next row of the sorted order takes its place for now; the row that truly follows
+    /// its old key is found once the new order arrives (see ``reanchorSorted(old:)``).
+    func refreshSorted(old: LiveWindow, oldKeys: [[Value]?]) throws(StoreError) {
+        guard sorted != nil, let selection = old.selection, let line = old.selectedLine,
+              let index = sortedIndex(of: selection) else {
+            let selecting: Selecting = old.selection.map { .idOrNeighbour($0, order: old.rows.map(\.id)) } ?? .line(0)
+            try show(firstRow: old.firstRow, selecting: selecting)
+            return
         }
-        var target: (id: ObjectID, position: Int)?
-        if old.rows.indices.contains(anchorIndex) {
-            let candidates = [anchorIndex] + Array(old.rows.indices.dropFirst(anchorIndex + 1)) + Array((0..<anchorIndex).reversed())
-            for candidate in candidates {
-                let id = old.rows[candidate].id
-                if let found = position(of: id) {
-                    target = (id, found)
-                    break
-                }
+        let (slice, anchor) = try read { db in try sortedSlice(around: index, line: line, db: db) }
+        install(slice, selecting: anchor.map { .id($0) } ?? .line(line))
+        if anchor != selection, let key = oldKeys.indices.contains(line) ? oldKeys[line] : nil, let anchor {
+            vanishedSelection = (key, line, anchor)
+        }
+    }
+
+    /// After new sorted keys arrive: the selection keeps its line; when it is gone, the row that
+    /// now sorts right after its old key takes its place (the one before when none follows).
+    func reanchorSorted(old: LiveWindow, oldKeys: [[Value]?]) throws(StoreError) {
+        guard sorted != nil else { return }
+        var line = old.selectedLine ?? 0
+        var anchor: Int?
+        var vanishedKey: [Value]?
+        if let remembered = vanishedSelection, old.selection == remembered.replacement {
+            vanishedKey = remembered.key
+            line = remembered.line
+        } else if let selection = old.selection {
+            if let index = sortedIndex(of: selection) {
+                anchor = index
+            } else if oldKeys.indices.contains(line) {
+                vanishedKey = oldKeys[line]
             }
         }
-        guard let target else {
+        vanishedSelection = nil
+        if anchor == nil, let vanishedKey {
+            anchor = try read { db -> Int? in
+                let next = try forward(from: vanishedKey, inclusive: false, limit: 1, db: db).first
+                    ?? backward(before: vanishedKey, limit: 1, db: db).first
+                return next.flatMap { sortedIndex(of: query.objectID(of: $0)) }
+            }
+        }
+        if anchor == nil, let selection = old.selection {
+            // No key to go by (an unsaved insert): the nearest old neighbour still present.
+            let index = old.rows.firstIndex { $0.id == selection } ?? 0
+            let candidates = Array(old.rows.indices.dropFirst(index + 1)) + Array((0..<index).reversed())
+            anchor = candidates.lazy.compactMap { self.sortedIndex(of: old.rows[$0].id) }.first
+        }
+        guard let anchor else {
             try show(firstRow: old.rows.isEmpty ? 0 : old.firstRow, selecting: .line(line))
             return
         }
-        try show(firstRow: target.position - line, selecting: .id(target.id))
+        let (slice, selected) = try read { db in try sortedSlice(around: anchor, line: line, db: db) }
+        install(slice, selecting: selected.map { .id($0) } ?? .line(line))
     }
 }

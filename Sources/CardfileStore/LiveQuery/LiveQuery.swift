@@ -43,6 +43,12 @@ public final class LiveQuery {
     var walksByKey = true
     var positions: PositionIndex?
     var sorted: SortedKeys?
+    /// Indexes of ``sorted`` whose rows were found gone (deleted, or no longer matching) since
+    /// the sort: positions and the count skip them until the next sort.
+    var sortedGone: Set<Int> = []
+    /// On the sorted path, a selection that vanished before the new order arrived: its old
+    /// sort key and line, and the row standing in for it meanwhile.
+    var vanishedSelection: (key: [Value], line: Int, replacement: ObjectID)?
     /// Bumped when the data changes; background results built before are stale.
     var dataVersion: UInt64 = 0
     /// Bumped when the spec changes; background results built before are discarded.
@@ -123,6 +129,8 @@ public final class LiveQuery {
         specVersion += 1
         positions = nil
         sorted = nil
+        sortedGone = []
+        vanishedSelection = nil
         builtAt = nil
         worker.cancel()
         let pending = try context.pendingRows(for: query.entity)
@@ -212,8 +220,7 @@ public final class LiveQuery {
             }
         } else {
             // Values and deletions show at once; new order and new rows once re-sorted.
-            let selecting: Selecting = old.selection.map { .idOrNeighbour($0, order: old.rows.map(\.id)) } ?? .line(0)
-            try show(firstRow: old.firstRow, selecting: selecting)
+            try refreshSorted(old: old, oldKeys: oldKeys)
         }
     }
 
@@ -228,10 +235,12 @@ public final class LiveQuery {
         case .sorted(let keys, let stamp, let data):
             guard stamp == specVersion, !walksByKey else { return }
             let old = window
+            let oldKeys = windowKeys
             sorted = keys
+            sortedGone = []
             builtAt = (stamp, data)
             if data == dataVersion { backgroundWanted = false }
-            try reanchorSorted(old: old)
+            try reanchorSorted(old: old, oldKeys: oldKeys)
         case .failed(let error, let stamp):
             guard stamp == specVersion else { return }
             backgroundWanted = false

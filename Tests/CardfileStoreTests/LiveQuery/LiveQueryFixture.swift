@@ -35,6 +35,9 @@ struct ItemsFixture {
 
     func item(_ id: Int64) -> ObjectID { ObjectID(table: "items", rowid: id) }
 
+    /// One value straight from the file (see ``readDisk(_:_:)``).
+    func disk(_ sql: String) throws -> Value { try readDisk(path, sql) }
+
     /// The ids at `offset..<offset+limit` of `SELECT id FROM items WHERE where ORDER BY order`,
     /// and the total count, straight from SQLite.
     func oracle(where condition: String = "1", order: String = "id", offset: Int, limit: Int) throws -> (ids: [Int64], count: Int) {

@@ -65,13 +65,18 @@ struct PeopleFixture {
     /// Reads one value straight from the file with a connection of its own (not the
     /// container's), so assertions see what is really on disk.
     func disk(_ sql: String) throws -> Value {
-        var configuration = Configuration()
-        configuration.readonly = true
-        let queue = try DatabaseQueue(path: path, configuration: configuration)
-        defer { try? queue.close() }
-        return try queue.read { db in
-            try DatabaseValue.fetchOne(db, sql: sql).map(Value.init) ?? .null
-        }
+        try readDisk(path, sql)
+    }
+}
+
+/// Reads one value from the file at `path` with a read-only connection of its own.
+func readDisk(_ path: String, _ sql: String) throws -> Value {
+    var configuration = Configuration()
+    configuration.readonly = true
+    let queue = try DatabaseQueue(path: path, configuration: configuration)
+    defer { try? queue.close() }
+    return try queue.read { db in
+        try DatabaseValue.fetchOne(db, sql: sql).map(Value.init) ?? .null
     }
 }
 
