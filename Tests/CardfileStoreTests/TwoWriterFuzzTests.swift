@@ -1,0 +1,184 @@
+import Foundation
+import GRDB
+import Testing
+import CardfileTestSupport
+@testable import CardfileStore
+
+/// Seeded random rounds of two writers on one record: this side (the view context, or an
+/// editor over it) and a second connection to the same file (now and then the `sqlite3`
+/// tool), or a sibling editor that saves into the same view context. After every round the disk and the context are checked against what the merge
+/// rules promise, so no overwrite can stay silent.
+@Suite("Two writers, randomized")
+struct TwoWriterFuzzTests {
+    static let fields = ["a", "b", "c", "d"]
+
+    @Test func randomRoundsKeepEveryChangeOrReportIt() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let rounds = Fuzz.scaled(1000)
+        let directory = TemporaryDirectory()
+        let path = directory.file("cards.sqlite")
+        try makeDatabase(at: path, """
+            CREATE TABLE cards (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c INTEGER, d);
+            INSERT INTO cards (a, b, c, d) VALUES ('a1', 'b1', 1, 1), ('a2', 'b2', 2, 2.5), ('a3', 'b3', 3, 'x'), ('a4', 'b4', 4, NULL);
+            """)
+        let container = try Container(path: path)
+        let view = container.viewContext
+        let other = try DatabaseQueue(path: path)
+        defer { try? other.close() }
+        var counter = 0
+        func fresh(_ field: String) -> Value {
+            counter += 1
+            switch field {
+            case "c": return .integer(Int64(1000 + counter))
+            case "d": return counter % 2 == 0 ? .real(Double(counter) + 0.5) : .integer(Int64(counter))
+            default: return .text("\(field)-\(counter)")
+            }
+        }
+        func diskRow(_ id: Int64) throws -> [String: Value] {
+            try other.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT a, b, c, d FROM cards WHERE id = ?", arguments: [id])!
+                return Dictionary(uniqueKeysWithValues: Self.fields.enumerated().map { ($1, Value(row[$0] as DatabaseValue)) })
+            }
+        }
+
+        for round in 0..<rounds {
+            let policy = [MergePolicy.error, .overwrite, .objectTrump][random.next(below: 3)]
+            view.mergePolicy = policy
+            let id = Int64(1 + random.next(below: 4))
+            let card = ObjectID(table: "cards", rowid: id)
+            let useEditor = random.next(below: 2) == 0
+            let theirsFirst = random.next(below: 2) == 0
+            let sibling = useEditor && random.next(below: 3) == 0
+            // A sibling's save reaches this editor through the view at once: it is always "polled".
+            let polledBeforeEditing = theirsFirst && (sibling || random.next(below: 2) == 0)
+            let polledBeforeSaving = sibling || random.next(below: 2) == 0
+            let viaTool = !sibling && random.next(below: 60) == 0
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round): \(policy), \(useEditor ? "editor" : "view"), theirs \(sibling ? "from a sibling editor" : viaTool ? "from sqlite3" : "from a connection"), \(theirsFirst ? "first" : "second")\(polledBeforeEditing ? ", polled before editing" : "")\(polledBeforeSaving ? ", polled before saving" : "")"
+
+            let before = try diskRow(id)
+            #expect(try view.record(for: card)?.dictionary.filter { Self.fields.contains($0.key) } == before, "\(context): the view starts in step with the disk")
+
+            // Their change: one or two fields of this record, sometimes of another one too.
+            var theirs: [String: Value] = [:]
+            for field in Self.fields where random.next(below: 3) == 0 { theirs[field] = fresh(field) }
+            let elsewhere = Int64(1 + random.next(below: 4))
+            let elsewhereValue = fresh("b")
+            func writeTheirs() throws {
+                if sibling {
+                    // Saved into the view only: the view writes it to disk with this side's save.
+                    let b = container.editorContext(parent: view, name: "sibling")
+                    for (field, value) in theirs { try b.update(card, values: [field: value]) }
+                    if elsewhere != id { try b.update(ObjectID(table: "cards", rowid: elsewhere), values: ["b": elsewhereValue]) }
+                    try b.save()
+                } else if viaTool {
+                    let sets = theirs.map { "\($0.key) = \(Self.literal($0.value))" }.joined(separator: ", ")
+                    try sqlite3(path, (sets.isEmpty ? "" : "UPDATE cards SET \(sets) WHERE id = \(id);") + "UPDATE cards SET b = \(Self.literal(elsewhereValue)) WHERE id = \(elsewhere) AND id != \(id);")
+                } else {
+                    try other.write { db in
+                        for (field, value) in theirs {
+                            try db.execute(sql: "UPDATE cards SET \(field) = ? WHERE id = ?", arguments: [value.databaseValue, id])
+                        }
+                        try db.execute(sql: "UPDATE cards SET b = ? WHERE id = ? AND id != ?", arguments: [elsewhereValue.databaseValue, elsewhere, id])
+                    }
+                }
+            }
+
+            // My change: real edits, no-op edits and edits typed back, mixed.
+            let editor = useEditor ? container.editorContext(parent: view) : nil
+            let mineContext = editor ?? view
+            editor?.mergePolicy = policy
+            if theirsFirst {
+                try writeTheirs()
+                if polledBeforeEditing { _ = try container.checkForExternalChanges() }
+            }
+            let shown = try #require(try mineContext.record(for: card))
+            var mine: [String: Value] = [:]
+            var bases: [String: Value] = [:]
+            for field in Self.fields {
+                let current = shown[field]!
+                switch random.next(below: 5) {
+                case 0, 1:
+                    let value = fresh(field)
+                    try mineContext.update(card, values: [field: value])
+                    mine[field] = value
+                    bases[field] = current
+                case 2:
+                    try mineContext.update(card, values: [field: current])
+                case 3:
+                    try mineContext.update(card, values: [field: fresh(field)])
+                    try mineContext.update(card, values: [field: current])
+                default:
+                    break
+                }
+            }
+            if mine.isEmpty {
+                #expect(!mineContext.hasChanges, "\(context): no-op and typed-back edits leave nothing pending")
+            }
+            if !theirsFirst { try writeTheirs() }
+            let afterTheirs = before.merging(theirs) { $1 }
+            if polledBeforeSaving { _ = try container.checkForExternalChanges() }
+
+            // Save, as the editor would: the editor into the view, the view to disk.
+            // (The view saves even when the editor's save failed: a sibling's saved edits wait there.)
+            let editorFailure = storeError { try editor?.save() }
+            let viewFailure = storeError { try view.save() }
+            for failure in [editorFailure, viewFailure].compactMap({ $0 }) where failure.conflicts == nil {
+                Issue.record("\(context): \(failure)")
+            }
+            let conflict = editorFailure?.conflicts ?? viewFailure?.conflicts
+            let after = try diskRow(id)
+
+            // What the rules promise, field by field.
+            let contested = Set(mine.keys.filter { field in theirs[field] != nil && bases[field] != theirs[field] })
+            if policy == .error, !contested.isEmpty {
+                let reported = try #require(conflict, "\(context): a field changed on both sides must be reported")
+                let names = Set(reported.flatMap { $0.fields.filter(\.isContested).map(\.name) })
+                #expect(names == contested, "\(context): the contested fields")
+                #expect(after == afterTheirs, "\(context): nothing written under .error")
+            } else {
+                #expect(conflict == nil, "\(context): no conflict expected")
+                for field in Self.fields {
+                    let expected: Value
+                    if let value = mine[field] {
+                        expected = value
+                    } else if let value = theirs[field] {
+                        // Only they changed it. A whole-object overwrite may write back the value
+                        // this side last merged, never an older one.
+                        if policy == .overwrite, !contested.isEmpty, !(polledBeforeEditing || polledBeforeSaving) {
+                            #expect(after[field] == value || after[field] == before[field], "\(context): \(field)")
+                            continue
+                        }
+                        expected = value
+                    } else {
+                        expected = before[field]!
+                    }
+                    #expect(after[field] == expected, "\(context): \(field) on disk")
+                }
+            }
+
+            // Settle: drop what is left (a reported conflict), notice every commit, and check
+            // that the view shows exactly what is stored.
+            editor?.rollback()
+            view.rollback()
+            _ = try container.checkForExternalChanges()
+            try view.processPendingChanges()
+            for rowid in Int64(1)...4 {
+                let record = try #require(try view.record(for: ObjectID(table: "cards", rowid: rowid)))
+                #expect(record.dictionary.filter { Self.fields.contains($0.key) } == (try diskRow(rowid)), "\(context): the view shows card \(rowid) as stored")
+            }
+            #expect(!view.hasChanges, "\(context): nothing pending")
+            #expect(try readDisk(path, "PRAGMA integrity_check") == "ok", "\(context): integrity")
+        }
+    }
+
+    static func literal(_ value: Value) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let int): return String(int)
+        case .real(let double): return "\(double)"
+        case .text(let text): return "'\(text.replacingOccurrences(of: "'", with: "''"))'"
+        case .blob: return "NULL"
+        }
+    }
+}
