@@ -188,8 +188,12 @@ public final class LiveQuery {
     /// Blocks until background work finished and applies it (tests and benchmarks; the UI
     /// loop never waits).
     public func waitForBackgroundWork() throws(StoreError) {
-        while worker.isBusy { worker.waitUntilIdle() }
-        for result in worker.takeResults() { try apply(result) }
+        repeat {
+            while worker.isBusy { worker.waitUntilIdle() }
+            for result in worker.takeResults() { try apply(result) }
+            // A pass built on older data leaves another one wanted: run that one too.
+            scheduleBackground()
+        } while worker.isBusy
     }
 
     /// Re-reads the window after the data changed.
