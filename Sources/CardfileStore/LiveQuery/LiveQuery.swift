@@ -15,8 +15,10 @@ import GRDB
 /// other processes once ``Container/checkForExternalChanges()`` noticed them) and changes in
 /// its context mark it dirty; ``update(now:)`` then re-runs the window, at most once per
 /// ``minimumRefreshInterval`` (the last change is always reflected), and reports a
-/// ``WindowChange``. The selected row keeps its screen line while it exists and matches; if
-/// it is gone, the selection moves to its nearest neighbour in the old order. Rows inserted
+/// ``WindowChange``. The cursor rules are the same whether an index serves the order or not:
+/// the selected row keeps its screen line while it exists and matches; when it is gone, the
+/// row that now sorts right after its old sort key takes its place and line (the one before
+/// when none follows); the ends of the result clamp the window. Rows inserted
 /// above the window do not scroll what is shown.
 ///
 /// Unsaved changes of the context are shown marked (see ``LiveRow/status``), not hidden:
