@@ -310,8 +310,12 @@ public final class CursesBackend: Backend {
                 let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
                 wait = Int32(clamping: max(0, milliseconds))
             }
-            // A lone ESC waits only the escape delay for the rest of a sequence.
-            if decoder.hasPending { wait = wait < 0 ? 25 : min(wait, 25) }
+            // A lone ESC waits only the escape delay for the rest of a sequence, a paste a
+            // little longer for its end marker.
+            if let delay = decoder.pendingDelay {
+                let milliseconds = Int32(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+                wait = wait < 0 ? milliseconds : min(wait, milliseconds)
+            }
             let ready = cf_wait_readable(inputDescriptor, wakePipe.read, wait)
             // A signal interrupted the wait: go round again (the signal's own work arrives
             // through the wake pipe); a pending ESC must not be taken for the Escape key early.

@@ -2,7 +2,9 @@
 ///
 /// Text written here is measured per grapheme cluster and sanitised (see ``Glyph``), so what a
 /// buffer holds is always safe to send to a terminal. A wide glyph is never split: one that
-/// does not fit at the right edge is left out, and an ellipsis never cuts one in half.
+/// does not fit at the right edge is left out, and an ellipsis never cuts one in half. No cell
+/// is wider than two columns (see ``Glyph/pieces(of:)``), so a row never holds more columns
+/// than the buffer is wide.
 public struct Buffer: Hashable, Sendable {
     public let size: Size
     public private(set) var cells: [Cell]
@@ -101,7 +103,7 @@ public struct Buffer: Hashable, Sendable {
                 finishOverflow()
                 return false
             }
-            set(Cell(text: glyph.text, width: UInt8(glyph.width), style: glyph.isPlaceholder ? placeholderStyle : style), x: column, y: y)
+            set(Cell(text: glyph.text, width: UInt8(clamping: glyph.width), style: glyph.isPlaceholder ? placeholderStyle : style), x: column, y: y)
             if starts.count == 3 { starts.removeFirst() }
             starts.append(column)
             column += glyph.width
@@ -137,10 +139,14 @@ public struct Buffer: Hashable, Sendable {
             }
             return column - start
         }
-        for character in text {
+        drawing: for character in text {
             let glyph = Glyph(character)
             if glyph.width == 0 { continue }
-            if !put(glyph) { break }
+            if glyph.width <= 2 {
+                if !put(glyph) { break }
+                continue
+            }
+            for piece in Glyph.pieces(of: character) where !put(piece) { break drawing }
         }
         return column - start
     }

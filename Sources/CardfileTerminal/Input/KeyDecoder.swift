@@ -5,17 +5,51 @@
 /// letters as C0 bytes, UTF-8 text, bracketed paste (`ESC [200~ … ESC [201~`, delivered as one
 /// ``Event/paste(_:)``), and SGR and X10 mouse reports.
 ///
+/// Bad input never turns into keys it does not mean:
+/// - an invalid UTF-8 sequence (its longest valid start) becomes one U+FFFD and decoding goes
+///   on at the next byte, so a control byte or an escape sequence after it is still a key;
+/// - a C1 control (U+0080–U+009F) is never a character: it arrives as U+FFFD;
+/// - a malformed CSI sequence (a byte that cannot belong to one) is dropped up to that byte,
+///   which is then decoded afresh; one longer than ``maximumSequenceLength`` is skipped to its
+///   final byte without being kept, so no pending sequence grows or costs more than linear time;
+/// - a paste keeps its line breaks (CR and CRLF become LF) and tabs and drops every other
+///   control character; a paste whose end marker never comes ends at ``flush()``, and a long
+///   one arrives in pieces of at most ``pasteChunkBytes``.
+///
+/// Decoding a stream whole or split into reads anywhere gives the same keys and the same text
+/// (a grapheme cluster split across two reads arrives as two character events).
+///
 /// A lone ESC is ambiguous (the Escape key, or the start of a sequence still arriving): the
-/// decoder keeps it until more bytes come or the caller, after a short delay with no input,
+/// decoder keeps it until more bytes come or the caller, after ``pendingDelay`` with no input,
 /// calls ``flush()``.
 public struct KeyDecoder: Sendable {
     private var pending: [UInt8] = []
     private var paste: [UInt8]?
+    /// Inside a CSI sequence too long to be one the decoder knows: skipping to its final byte.
+    private var discardingCSI = false
+
+    /// The longest escape sequence kept while it arrives; longer ones are skipped.
+    public static let maximumSequenceLength = 64
+    /// The largest piece in which a long paste is delivered.
+    public static let pasteChunkBytes = 1 << 20
+    /// How long a caller waits for the rest of an escape sequence before ``flush()``.
+    public static let escapeDelay: Duration = .milliseconds(25)
+    /// How long a caller waits for more of a paste (or its end marker) before ``flush()``.
+    public static let pasteIdleDelay: Duration = .milliseconds(500)
 
     public init() {}
 
-    /// True while bytes are held back waiting for the rest of a sequence.
-    public var hasPending: Bool { !pending.isEmpty && paste == nil }
+    /// True while bytes are held back waiting for the rest of a sequence or a paste.
+    public var hasPending: Bool { !pending.isEmpty || paste != nil || discardingCSI }
+
+    /// How many bytes are held back (a sequence or a paste still arriving).
+    var heldBytes: Int { pending.count + (paste?.count ?? 0) }
+
+    /// How long to wait for more input before calling ``flush()``; nil when nothing waits.
+    public var pendingDelay: Duration? {
+        if paste != nil { return Self.pasteIdleDelay }
+        return !pending.isEmpty || discardingCSI ? Self.escapeDelay : nil
+    }
 
     /// Decodes `bytes` (appended to anything held back).
     public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
@@ -24,9 +58,18 @@ public struct KeyDecoder: Sendable {
     }
 
     /// Decodes what is held back as if no more bytes were coming: a lone ESC is the Escape
-    /// key.
+    /// key, an unfinished UTF-8 sequence is U+FFFD, an unfinished paste is delivered as it is.
     public mutating func flush() -> [Event] {
-        decode(final: true)
+        var events = decode(final: true)
+        if var text = paste {
+            // What was held back as a possible end marker is part of the paste after all.
+            text.append(contentsOf: pending)
+            pending.removeAll()
+            paste = nil
+            events.append(.paste(Self.pasteText(text)))
+        }
+        discardingCSI = false
+        return events
     }
 
     private static let pasteEnd: [UInt8] = [0x1B, 0x5B, 0x32, 0x30, 0x31, 0x7E]
@@ -34,42 +77,59 @@ public struct KeyDecoder: Sendable {
     private mutating func decode(final: Bool) -> [Event] {
         var events: [Event] = []
         var index = 0
-        var text: [UInt8] = []
+        var text = String.UnicodeScalarView()
 
         func flushText() {
             guard !text.isEmpty else { return }
-            for character in String(decoding: text, as: UTF8.self) {
+            for character in String(text) {
                 events.append(.key(KeyEvent(.character(character))))
             }
             text.removeAll()
         }
 
-        while index < pending.count {
+        decoding: while index < pending.count {
             if paste != nil {
                 if let end = find(Self.pasteEnd, in: pending, from: index) {
                     paste!.append(contentsOf: pending[index..<end])
-                    events.append(.paste(String(decoding: paste!, as: UTF8.self)))
+                    events.append(.paste(Self.pasteText(paste!)))
                     paste = nil
                     index = end + Self.pasteEnd.count
-                } else {
-                    // Keep the tail that could be the start of the end marker.
-                    let keep = min(Self.pasteEnd.count - 1, pending.count - index)
-                    paste!.append(contentsOf: pending[index..<(pending.count - keep)])
-                    index = pending.count - keep
-                    break
+                    continue
                 }
-                continue
+                // Keep the tail that could be the start of the end marker.
+                let keep = min(Self.pasteEnd.count - 1, pending.count - index)
+                paste!.append(contentsOf: pending[index..<(pending.count - keep)])
+                index = pending.count - keep
+                if paste!.count >= Self.pasteChunkBytes {
+                    let cut = Self.chunkBoundary(paste!)
+                    events.append(.paste(Self.pasteText(paste![..<cut])))
+                    paste!.removeFirst(cut)
+                }
+                break
             }
             let byte = pending[index]
-            if byte >= 0x20, byte != 0x7F {
-                // Text: take the whole UTF-8 sequence, or wait for it.
-                let length = Self.utf8Length(byte)
-                if index + length > pending.count {
-                    if final { index = pending.count }
-                    break
+            if discardingCSI {
+                if (0x20...0x3F).contains(byte) {
+                    index += 1
+                    continue
                 }
-                text.append(contentsOf: pending[index..<(index + length)])
-                index += length
+                discardingCSI = false
+                if (0x40...0x7E).contains(byte) { index += 1 }
+                continue
+            }
+            if byte >= 0x20, byte != 0x7F {
+                switch Self.scalar(in: pending, at: index) {
+                case .incomplete:
+                    guard final else { break decoding }
+                    text.append(Self.replacement)
+                    index = pending.count
+                case .invalid(let length):
+                    text.append(Self.replacement)
+                    index += length
+                case .scalar(let scalar, let length):
+                    text.append(Self.isC1(scalar) ? Self.replacement : scalar)
+                    index += length
+                }
                 continue
             }
             flushText()
@@ -81,13 +141,15 @@ public struct KeyDecoder: Sendable {
                         index += 1
                         continue
                     }
-                    pending.removeFirst(index)
-                    return events
+                    break decoding
                 case .event(let event, let length):
                     if let event { events.append(event) }
                     index += length
                 case .pasteStart(let length):
                     paste = []
+                    index += length
+                case .discard(let length):
+                    discardingCSI = true
                     index += length
                 }
                 continue
@@ -104,6 +166,8 @@ public struct KeyDecoder: Sendable {
         case incomplete
         case event(Event?, length: Int)
         case pasteStart(length: Int)
+        /// A CSI sequence too long to keep: skip these bytes and the rest of it.
+        case discard(length: Int)
     }
 
     private func parseEscape(at start: Int, final: Bool) -> Parsed {
@@ -127,17 +191,21 @@ public struct KeyDecoder: Sendable {
         case 0x1B:
             return .event(.key(KeyEvent(.escape)), length: 1)
         default:
-            // Alt with a key.
-            if next >= 0x20, next != 0x7F {
-                let length = Self.utf8Length(next)
-                guard start + 1 + length <= pending.count else { return .incomplete }
-                let text = String(decoding: pending[(start + 1)..<(start + 1 + length)], as: UTF8.self)
-                guard let character = text.first else { return .event(nil, length: 1 + length) }
-                return .event(.key(KeyEvent(.character(character), modifiers: .alt)), length: 1 + length)
+            guard next >= 0x20, next != 0x7F else {
+                var key = Self.controlKey(next)
+                key.modifiers.insert(.alt)
+                return .event(.key(key), length: 2)
             }
-            var key = Self.controlKey(next)
-            key.modifiers.insert(.alt)
-            return .event(.key(key), length: 2)
+            // Alt with a character; an invalid one is the Escape key, then U+FFFD.
+            switch Self.scalar(in: pending, at: start + 1) {
+            case .incomplete:
+                return final ? .event(.key(KeyEvent(.escape)), length: 1) : .incomplete
+            case .invalid:
+                return .event(.key(KeyEvent(.escape)), length: 1)
+            case .scalar(let scalar, let length):
+                guard !Self.isC1(scalar) else { return .event(.key(KeyEvent(.escape)), length: 1) }
+                return .event(.key(KeyEvent(.character(Character(scalar)), modifiers: .alt)), length: 1 + length)
+            }
         }
     }
 
@@ -148,6 +216,7 @@ public struct KeyDecoder: Sendable {
         if pending[index] == 0x5B {
             guard index + 1 < pending.count else { return .incomplete }
             let letter = pending[index + 1]
+            guard (0x40...0x7E).contains(letter) else { return .event(nil, length: index + 1 - start) }
             let key: Key? = (0x41...0x45).contains(letter) ? .function(Int(letter) - 0x40) : nil
             return .event(key.map { .key(KeyEvent($0)) }, length: index + 2 - start)
         }
@@ -163,11 +232,18 @@ public struct KeyDecoder: Sendable {
         if sgrMouse { index += 1 }
         let paramStart = index
         while index < pending.count, (0x30...0x3F).contains(pending[index]) { index += 1 }
+        let paramEnd = index
         while index < pending.count, (0x20...0x2F).contains(pending[index]) { index += 1 }
-        guard index < pending.count else { return .incomplete }
+        guard index < pending.count else {
+            return index - start > Self.maximumSequenceLength ? .discard(length: index - start) : .incomplete
+        }
         let finalByte = pending[index]
+        // A byte that cannot end a CSI sequence (a control, ESC, DEL, non-ASCII): the sequence
+        // is broken; drop it and decode that byte afresh.
+        guard (0x40...0x7E).contains(finalByte) else { return .event(nil, length: index - start) }
         let length = index + 1 - start
-        let parameters = String(decoding: pending[paramStart..<index], as: UTF8.self)
+        guard length <= Self.maximumSequenceLength else { return .event(nil, length: length) }
+        let parameters = String(decoding: pending[paramStart..<paramEnd], as: UTF8.self)
             .split(separator: ";", omittingEmptySubsequences: false)
             .map { Int($0) ?? 0 }
         if sgrMouse {
@@ -197,6 +273,85 @@ public struct KeyDecoder: Sendable {
             key = Self.letterKey(finalByte)
         }
         return .event(key.map { .key(KeyEvent($0, modifiers: modifiers)) }, length: length)
+    }
+
+    // MARK: - UTF-8
+
+    private static let replacement: Unicode.Scalar = "\u{FFFD}"
+
+    private static func isC1(_ scalar: Unicode.Scalar) -> Bool {
+        (0x80...0x9F).contains(scalar.value)
+    }
+
+    private enum Step {
+        case scalar(Unicode.Scalar, length: Int)
+        /// Not UTF-8: the longest valid start of a sequence (at least one byte), to be replaced
+        /// by one U+FFFD.
+        case invalid(length: Int)
+        case incomplete
+    }
+
+    /// Decodes one UTF-8 scalar at `start`, checking every continuation byte (and the ranges
+    /// that rule out overlong forms and surrogates).
+    private static func scalar(in bytes: [UInt8], at start: Int) -> Step {
+        let lead = bytes[start]
+        let length: Int
+        var second: ClosedRange<UInt8> = 0x80...0xBF
+        switch lead {
+        case 0x00...0x7F: return .scalar(Unicode.Scalar(lead), length: 1)
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; second = 0xA0...0xBF
+        case 0xED: length = 3; second = 0x80...0x9F
+        case 0xE1...0xEF: length = 3
+        case 0xF0: length = 4; second = 0x90...0xBF
+        case 0xF4: length = 4; second = 0x80...0x8F
+        case 0xF1...0xF3: length = 4
+        default: return .invalid(length: 1)
+        }
+        var value = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        for offset in 1..<length {
+            guard start + offset < bytes.count else { return .incomplete }
+            let byte = bytes[start + offset]
+            guard (offset == 1 ? second : 0x80...0xBF).contains(byte) else { return .invalid(length: offset) }
+            value = value << 6 | UInt32(byte & 0x3F)
+        }
+        guard let scalar = Unicode.Scalar(value) else { return .invalid(length: length) }
+        return .scalar(scalar, length: length)
+    }
+
+    /// A paste's bytes as text: invalid UTF-8 as U+FFFD, line breaks as LF, tabs kept, every
+    /// other control character dropped.
+    static func pasteText(_ bytes: some Collection<UInt8>) -> String {
+        var scalars = String.UnicodeScalarView()
+        var afterCR = false
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            defer { afterCR = scalar == "\r" }
+            switch scalar.value {
+            case 0x0D: scalars.append("\n")
+            case 0x0A: if !afterCR { scalars.append("\n") }
+            case 0x09: scalars.append(scalar)
+            case 0x00...0x1F, 0x7F...0x9F: continue
+            default: scalars.append(scalar)
+            }
+        }
+        return String(scalars)
+    }
+
+    /// Where to cut a long paste: not inside a UTF-8 sequence, not between CR and LF.
+    private static func chunkBoundary(_ bytes: [UInt8]) -> Int {
+        var cut = bytes.count
+        // Step back over a UTF-8 sequence the cut would split: find its lead in the last bytes.
+        for back in 1...3 where cut - back >= 0 {
+            let byte = bytes[cut - back]
+            if byte < 0x80 { break }
+            if byte >= 0xC0 {
+                let needed = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : 2
+                if back < needed { cut -= back }
+                break
+            }
+        }
+        if cut > 1, bytes[cut - 1] == 0x0D { cut -= 1 }
+        return max(1, cut)
     }
 
     private static let keypadCharacters: [UInt8: Character] = [
@@ -263,16 +418,7 @@ public struct KeyDecoder: Sendable {
         case 0x1D: return KeyEvent(.character("]"), modifiers: .control)
         case 0x1E: return KeyEvent(.character("^"), modifiers: .control)
         case 0x1F: return KeyEvent(.character("_"), modifiers: .control)
-        default: return KeyEvent(.character(Character(UnicodeScalar(byte))))
-        }
-    }
-
-    private static func utf8Length(_ lead: UInt8) -> Int {
-        switch lead {
-        case 0xF0...0xF7: return 4
-        case 0xE0...0xEF: return 3
-        case 0xC0...0xDF: return 2
-        default: return 1
+        default: return KeyEvent(.character("\u{FFFD}"))
         }
     }
 

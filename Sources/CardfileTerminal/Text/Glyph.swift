@@ -11,7 +11,9 @@ import Foundation
 /// variation selectors and skin-tone modifiers are dropped, a ZWJ sequence keeps its first
 /// emoji, at most four combining marks stay on a base, and spacing scalars in a cluster (a
 /// flag's two regional indicators, Indic and Thai vowel signs) count a cell each, as ncurses
-/// counts them. Alignment wins over fidelity.
+/// counts them. A cell holds at most two columns: a cluster wider than that (repeated Hangul
+/// leading consonants, a prepended sign before a syllable) is drawn in ``pieces(of:)`` of at
+/// most two cells each, its spacing scalars split between them. Alignment wins over fidelity.
 ///
 /// Control characters (C0, DEL, C1, including ESC), bidirectional overrides, line separators
 /// and the byte-order mark become one-cell placeholders (the Control Pictures block for C0 and
@@ -47,6 +49,29 @@ public struct Glyph: Hashable, Sendable {
         self.text = text
         self.width = width
         self.isPlaceholder = isPlaceholder
+    }
+
+    /// The cluster as cells: itself when it is at most two cells wide, else split before the
+    /// spacing scalar that would make a piece wider than two (zero-width marks stay with the
+    /// scalar they follow). The pieces' widths add up to ``width``.
+    public static func pieces(of character: Character) -> [Glyph] {
+        let whole = Glyph(character)
+        guard whole.width > 2 else { return [whole] }
+        var pieces: [Glyph] = []
+        var scalars = String.UnicodeScalarView()
+        var width = 0
+        for scalar in whole.text.unicodeScalars {
+            let scalarWidth = cellWidth(scalar.value)
+            if scalarWidth > 0, width + scalarWidth > 2, !scalars.isEmpty {
+                pieces.append(Glyph(text: String(scalars), width: width))
+                scalars.removeAll()
+                width = 0
+            }
+            scalars.append(scalar)
+            width += scalarWidth
+        }
+        if !scalars.isEmpty { pieces.append(Glyph(text: String(scalars), width: width)) }
+        return pieces
     }
 
     /// The replacement for a scalar that must not be sent to a terminal, or nil.

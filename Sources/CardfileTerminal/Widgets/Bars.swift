@@ -14,16 +14,17 @@ public struct StatusBar: Widget, Sendable {
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
         let line = Rect(x: area.x, y: area.y, width: area.width, height: 1)
         buffer.fill(line, style: style)
         let rightWidth = min(area.width, right.displayWidth)
         let rightX = area.maxX - rightWidth
         buffer.write(right, x: rightX, y: area.y, maxWidth: rightWidth, style: style)
-        let leftRoom = max(0, rightX - area.x - (rightWidth > 0 ? 1 : 0))
+        let leftRoom = max(0, rightX.saturatingSubtract(area.x) - (rightWidth > 0 ? 1 : 0))
         let leftUsed = buffer.write(left, x: area.x, y: area.y, maxWidth: leftRoom, style: style.adding(.bold))
         let centerWidth = center.displayWidth
-        let centerX = max(area.x + leftUsed + 1, area.x + (area.width - centerWidth) / 2)
+        let centerX = max(area.x.saturatingAdd(leftUsed + 1), area.x.saturatingAdd((area.width - centerWidth) / 2))
         if centerX < rightX - 1 {
             buffer.write(center, x: centerX, y: area.y, maxWidth: rightX - 1 - centerX, style: style.with(foreground: .muted))
         }
@@ -32,17 +33,26 @@ public struct StatusBar: Widget, Sendable {
 
 /// A progress bar with a label; an unknown fraction shows a moving block (`tick` advances it).
 public struct ProgressBar: Widget, Sendable {
-    public var fraction: Double?
+    /// Done, from 0 to 1 (held to that range; NaN counts as unknown); nil when unknown.
+    public var fraction: Double? {
+        didSet { fraction = Self.clamped(fraction) }
+    }
     public var label: String
     public var tick: Int
 
+    private static func clamped(_ fraction: Double?) -> Double? {
+        guard let fraction, !fraction.isNaN else { return nil }
+        return Swift.min(1, Swift.max(0, fraction))
+    }
+
     public init(fraction: Double?, label: String = "", tick: Int = 0) {
-        self.fraction = fraction.map { min(1, max(0, $0)) }
+        self.fraction = Self.clamped(fraction)
         self.label = label
         self.tick = tick
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
         let line = Rect(x: area.x, y: area.y, width: area.width, height: 1)
         let empty = Style(foreground: .text, background: .surface)
@@ -60,10 +70,10 @@ public struct ProgressBar: Widget, Sendable {
             filled = 0..<Int((Double(area.width) * fraction).rounded(.down))
         } else {
             let block = max(1, area.width / 5)
-            let start = area.width > block ? tick % (area.width - block + 1) : 0
+            let start = area.width > block ? Int(tick.magnitude % UInt(area.width - block + 1)) : 0
             filled = start..<min(area.width, start + block)
         }
-        buffer.restyle(Rect(x: area.x + filled.lowerBound, y: area.y, width: filled.count, height: 1)) {
+        buffer.restyle(Rect(x: area.x.saturatingAdd(filled.lowerBound), y: area.y, width: filled.count, height: 1)) {
             Style(foreground: .background, background: .accent, attributes: $0.attributes)
         }
     }

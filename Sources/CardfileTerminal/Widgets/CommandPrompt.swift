@@ -6,7 +6,10 @@ public struct CommandPromptState: Hashable, Sendable {
     public private(set) var history: [String] = []
     private var browsing: Int?
     private var draft = ""
-    public var historyLimit = 100
+    /// How many past commands are kept (never below 0).
+    public var historyLimit = 100 {
+        didSet { historyLimit = Swift.max(0, historyLimit) }
+    }
 
     public init(history: [String] = []) {
         self.history = history
@@ -67,6 +70,7 @@ public struct CommandPrompt: StatefulWidget {
     public init() {}
 
     public func render(in area: Rect, buffer: inout Buffer, state: inout CommandPromptState) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
         let style = Style(background: .surface)
         buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), style: style)
@@ -79,6 +83,6 @@ public struct CommandPrompt: StatefulWidget {
     }
 
     private func fieldArea(_ area: Rect) -> Rect {
-        Rect(x: area.x + 1, y: area.y, width: area.width - 1, height: min(1, area.height))
+        Rect(x: area.x.saturatingAdd(1), y: area.y, width: area.width - 1, height: min(1, area.height))
     }
 }

@@ -72,6 +72,7 @@ public struct Dialog: Widget, Sendable {
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         let box = frame(in: area)
         guard !box.isEmpty else { return }
         let inner = Block(title: title).render(in: box, buffer: &buffer)

@@ -63,6 +63,7 @@ public struct Form: StatefulWidget {
     private func height(of field: FormField) -> Int { field.message == nil ? 1 : 2 }
 
     public func render(in area: Rect, buffer: inout Buffer, state: inout FormState) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty, !state.fields.isEmpty else { return }
         buffer.fill(area, style: .plain)
         let labelWidth = min(max(1, area.width / 3), (state.fields.map { $0.label.displayWidth }.max() ?? 0) + 1)
@@ -96,10 +97,10 @@ public struct Form: StatefulWidget {
     public func cursor(in area: Rect, state: inout FormState) -> Point? {
         guard !area.isEmpty, !state.fields.isEmpty else { return nil }
         let labelWidth = min(max(1, area.width / 3), (state.fields.map { $0.label.displayWidth }.max() ?? 0) + 1)
-        let fieldX = area.x + labelWidth + 2
+        let fieldX = area.x.saturatingAdd(labelWidth + 2)
         keepFocusVisible(&state, height: area.height)
         var y = area.y
-        for index in state.scroll..<state.focus { y += height(of: state.fields[index]) }
+        for index in state.scroll..<state.focus { y = y.saturatingAdd(height(of: state.fields[index])) }
         guard y < area.maxY, area.maxX > fieldX else { return nil }
         return TextField().cursor(in: Rect(x: fieldX, y: y, width: area.maxX - fieldX, height: 1), state: &state.fields[state.focus].state)
     }

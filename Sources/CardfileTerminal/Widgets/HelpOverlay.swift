@@ -27,6 +27,7 @@ public struct HelpOverlay: Widget {
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         let lines = self.lines
         let keysWidth = min(24, (lines.map { $0.keys.displayWidth }.max() ?? 0))
         let textWidth = lines.map { $0.text.displayWidth }.max() ?? 0

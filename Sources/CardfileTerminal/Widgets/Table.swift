@@ -104,6 +104,7 @@ public struct Table: Widget {
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
         // Lines below the rows; the header and each row fill their own line.
         buffer.fill(Rect(x: area.x, y: area.y + 1 + rows.count, width: area.width, height: area.height - 1 - rows.count), style: .plain)
@@ -161,11 +162,12 @@ public struct Table: Widget {
     /// A one-column bar whose thumb shows the window's place and size in the list.
     private func renderScrollbar(_ scroll: ScrollPosition, x: Int, top: Int, height: Int, buffer: inout Buffer) {
         guard height > 0, scroll.total > 0 else { return }
+        // In floating point: positions near Int.max must not overflow.
         let visible = min(scroll.total, rows.count)
-        let thumb = max(1, height * visible / scroll.total)
+        let thumb = max(1, min(height, Int(Double(height) * Double(visible) / Double(scroll.total))))
         let room = height - thumb
         let maxFirst = max(1, scroll.total - visible)
-        let offset = min(room, (room * min(scroll.first, maxFirst) + maxFirst / 2) / maxFirst)
+        let offset = min(room, Int((Double(room) * Double(min(max(0, scroll.first), maxFirst)) / Double(maxFirst)).rounded()))
         for line in 0..<height {
             let inThumb = line >= offset && line < offset + thumb
             buffer.set(Cell(text: inThumb ? "█" : "░", style: Style(foreground: inThumb ? .accent : .border)), x: x, y: top + line)

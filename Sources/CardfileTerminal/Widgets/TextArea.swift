@@ -7,7 +7,9 @@ public struct TextAreaState: Hashable, Sendable {
     public private(set) var characters: [Character]
     public private(set) var cursor: Int
     /// First displayed (wrapped) line shown, kept up to date by drawing.
-    public var scroll: Int = 0
+    public var scroll: Int = 0 {
+        didSet { scroll = Swift.max(0, scroll) }
+    }
     /// The width the text was last wrapped to, for ↑/↓.
     var wrapWidth: Int = 80
 
@@ -116,13 +118,15 @@ public struct TextArea: StatefulWidget {
     }
 
     public func render(in area: Rect, buffer: inout Buffer, state: inout TextAreaState) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
         buffer.fill(area, style: style)
         state.wrapWidth = area.width
         let lines = state.lines(width: area.width)
         let line = state.location(width: area.width).line
         if line < state.scroll { state.scroll = line }
-        if line >= state.scroll + area.height { state.scroll = line - area.height + 1 }
+        if line - state.scroll >= area.height { state.scroll = line - area.height + 1 }
+        state.scroll = min(state.scroll, max(0, lines.count - 1))
         for (offset, range) in lines.dropFirst(state.scroll).prefix(area.height).enumerated() {
             buffer.write(String(state.characters[range]), x: area.x, y: area.y + offset, maxWidth: area.width, style: style, overflow: .clip)
         }
@@ -137,6 +141,6 @@ public struct TextArea: StatefulWidget {
         let column = state.characters[range.lowerBound..<(range.lowerBound + offset)].reduce(0) { $0 + Glyph($1).width }
         let y = line - state.scroll
         guard y >= 0, y < area.height else { return nil }
-        return Point(x: area.x + min(column, area.width - 1), y: area.y + y)
+        return Point(x: area.x.saturatingAdd(min(column, area.width - 1)), y: area.y.saturatingAdd(y))
     }
 }

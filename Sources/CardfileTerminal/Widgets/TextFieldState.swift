@@ -9,7 +9,9 @@ public struct TextFieldState: Hashable, Sendable {
     /// The cursor, as a character index (0 is before the first).
     public private(set) var cursor: Int
     /// The first character shown (horizontal scrolling), kept up to date by drawing.
-    public var scroll: Int = 0
+    public var scroll: Int = 0 {
+        didSet { scroll = Swift.min(Swift.max(0, scroll), characters.count) }
+    }
 
     public init(text: String = "") {
         characters = Array(text)
@@ -128,6 +130,7 @@ public struct TextField: StatefulWidget {
     }
 
     public func render(in area: Rect, buffer: inout Buffer, state: inout TextFieldState) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
         buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), style: style)
         _ = state.fit(width: area.width)
@@ -142,6 +145,6 @@ public struct TextField: StatefulWidget {
     /// The screen position of the cursor for a field drawn in `area`.
     public func cursor(in area: Rect, state: inout TextFieldState) -> Point? {
         guard !area.isEmpty else { return nil }
-        return Point(x: area.x + min(area.width - 1, state.fit(width: area.width)), y: area.y)
+        return Point(x: area.x.saturatingAdd(min(area.width - 1, state.fit(width: area.width))), y: area.y)
     }
 }

@@ -15,7 +15,10 @@ public struct Toast: Hashable, Sendable {
 /// The toasts on screen. Time is passed in, so a model drives them from its clock.
 public struct ToastStack: Hashable, Sendable {
     public private(set) var toasts: [Toast] = []
-    public var limit = 3
+    /// How many toasts show at once (never below 0).
+    public var limit = 3 {
+        didSet { limit = Swift.max(0, limit) }
+    }
 
     public init() {}
 
@@ -45,6 +48,7 @@ public struct ToastView: Widget {
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
         var y = area.maxY - 1
         for toast in stack.toasts.reversed() {

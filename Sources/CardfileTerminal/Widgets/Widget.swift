@@ -26,6 +26,7 @@ public struct Block: Sendable {
     /// Fills `area`, draws the border and title, and returns the area inside the border.
     @discardableResult
     public func render(in area: Rect, buffer: inout Buffer) -> Rect {
+        let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return area }
         buffer.fill(area, style: style)
         guard area.width >= 2, area.height >= 2 else { return Rect(x: area.x, y: area.y, width: 0, height: 0) }
