@@ -36,6 +36,50 @@ extension ObjectContext {
         }
     }
 
+    /// Saves this context's changes all the way to the store in one step: for a child, into
+    /// its parent and on up to the root's save, as one unit. If any save on the way fails (a
+    /// conflict, a validation failure, a busy database), nothing moves anywhere: every parent is
+    /// as it was and this context keeps every pending change, so a person's edits are never
+    /// stranded half way. For a root context it is ``save()``.
+    ///
+    /// - Returns: the permanent IDs the store gave inserted objects, by their temporary IDs.
+    /// - Throws: what ``save()`` throws, from whichever context failed.
+    @discardableResult
+    public func saveToStore() throws(StoreError) -> [ObjectID: ObjectID] {
+        guard identity.role != .temporary else { throw StoreError.saveNotAllowed(identity) }
+        let policy = mergePolicy
+        return try storeErrors(path: core.path) {
+            try state.withLock { state in
+                try catchUp(&state, reading: nil)
+                guard let parent else { return try RootSave(context: self, policy: policy).run(&state) }
+                let changes = try childChanges(state, policy: policy)
+                let replaced = try parent.absorb(changes)
+                let permanent: [ObjectID: ObjectID]
+                do {
+                    permanent = try parent.saveToStore()
+                } catch {
+                    try parent.restore(replaced)
+                    throw error
+                }
+                try markSavedIntoParent(&state, parent: parent)
+                return permanent
+            }
+        }
+    }
+
+    /// Puts back objects an ``absorb(_:)`` replaced, then re-reads them from the source (a
+    /// failed save may have merged newer values into the replaced copies meanwhile).
+    private func restore(_ replaced: [ObjectID: ManagedObject?]) throws {
+        try withState { state in
+            for (id, object) in replaced {
+                if let object { state.store(object, for: id) } else { state.remove(id) }
+            }
+            let stored = replaced.compactMap { id, object in object.map { $0.isInserted ? nil : id } ?? nil }
+            let fresh = try loadFromSource(stored, db: nil)
+            for id in stored { merge(id, source: fresh[id], entity: try core.entity(id.table), into: &state) }
+        }
+    }
+
     /// Saves only when ``hasPersistentChanges`` is true; otherwise writes nothing and starts
     /// no transaction. Returns whether it saved.
     @discardableResult
@@ -151,9 +195,15 @@ extension ObjectContext {
     /// Receives a child's changes. An edited field keeps this context's own base when it has
     /// one, else takes the child's: so a value that changed in the store while the child was
     /// editing still conflicts when this context saves.
-    func absorb(_ changes: [ChildChange]) throws {
+    ///
+    /// Returns the objects it replaced as they were before (nil for those it added), so a
+    /// failed save through the parents can put them back.
+    @discardableResult
+    func absorb(_ changes: [ChildChange]) throws -> [ObjectID: ManagedObject?] {
         try withState { state in
+            var previous: [ObjectID: ManagedObject?] = [:]
             for change in changes {
+                previous[change.id] = .some(state.objects[change.id])
                 let entity = try core.entity(change.id.table)
                 let child = change.object
                 if child.isInserted {
@@ -193,6 +243,7 @@ extension ObjectContext {
                 }
                 state.store(object, for: change.id)
             }
+            return previous
         }
     }
 }

@@ -36,11 +36,14 @@ struct RootSave {
         try state.dirtyObjects.contains { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
     }
 
-    func run(_ state: inout ContextState) throws {
+    /// Saves; returns the permanent IDs of inserted objects by their temporary IDs.
+    @discardableResult
+    func run(_ state: inout ContextState) throws -> [ObjectID: ObjectID] {
         guard try Self.hasWork(state, core: core) else {
             try foldTransientEdits(&state)
-            return
+            return [:]
         }
+        var permanent: [ObjectID: ObjectID] = [:]
         var outcomes: [Outcome] = []
         try core.write(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout) { db, note in
             // Events of commits made before this transaction began are already queued; apply
@@ -53,6 +56,7 @@ struct RootSave {
             case .removed(let id):
                 state.remove(id)
             case .stored(let id, let newID, let columns):
+                if id != newID { permanent[id] = newID }
                 guard let old = state.take(id) else { continue }
                 let entity = try core.entity(id.table)
                 let transient = (entity.columnCount..<entity.fieldNames.count).map { old.value($0, entity: entity) }
@@ -60,6 +64,7 @@ struct RootSave {
             }
         }
         try foldTransientEdits(&state)
+        return permanent
     }
 
     /// After a save, transient edits become the object's in-memory values, and persistent
