@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "CardfileStore", targets: ["CardfileStore"]),
         .library(name: "CardfileTerminal", targets: ["CardfileTerminal"]),
         .library(name: "CardfileCurses", targets: ["CardfileCurses"]),
+        .library(name: "CardfileApp", targets: ["CardfileApp"]),
         .executable(name: "cardfile", targets: ["cardfile"]),
     ],
     dependencies: [
@@ -40,10 +41,17 @@ let package = Package(
             name: "CardfileCurses",
             dependencies: ["CNCurses", "CCursesSupport", "CardfileTerminal"]
         ),
+        .target(
+            name: "CardfileApp",
+            dependencies: ["CardfileStore", "CardfileTerminal"]
+        ),
         .executableTarget(
             name: "cardfile",
             dependencies: [
+                "CardfileApp",
+                "CardfileCurses",
                 "CardfileStore",
+                "CardfileTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -12,10 +12,24 @@ struct DemoDatabaseTests {
         #expect(try DemoDatabase.ensure(at: path) == false)
 
         let container = try Container(path: path, options: StoreOptions(createIfMissing: false))
-        #expect(container.schema.tables.map(\.name) == ["authors", "books"])
-        #expect(try container.viewContext.count(for: FetchRequest(table: "books")) == 10)
+        #expect(container.schema.tables.map(\.name) == ["authors", "books", "loans", "members"])
+        #expect(try container.viewContext.count(for: FetchRequest(table: "books")) == DemoDatabase.defaultRows)
+        #expect(try container.viewContext.count(for: FetchRequest(table: "loans")) > 1000)
         let book = try #require(try container.viewContext.fetch(FetchRequest(table: "books", predicate: .contains(["notes"], "bell"))).first)
         #expect(book["notes"]?.description.contains("\u{07}") == true)
+    }
+
+    @Test func recreatedWithTheRowsAskedForAndSound() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("demo.sqlite")
+        try DemoDatabase.create(at: path, rows: 500)
+        try DemoDatabase.create(at: path, rows: 200)
+        let container = try Container(path: path, options: StoreOptions(createIfMissing: false))
+        #expect(try container.viewContext.count(for: FetchRequest(table: "books")) == 200)
+        #expect(try readDisk(path, "PRAGMA foreign_key_check") == .null)
+        #expect(try readDisk(path, "PRAGMA integrity_check") == "ok")
+        #expect(try readDisk(path, "SELECT count(*) FROM books WHERE notes LIKE '%' || char(10) || '%'") != 0)
+        #expect(try readDisk(path, "SELECT count(*) FROM books WHERE rating IS NULL") != 0)
     }
 
     @Test func homeIsTheFallback() {

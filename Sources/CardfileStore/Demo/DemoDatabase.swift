@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
 
-/// The demo database `cardfile` opens when given no file: a small library with authors and
-/// books, including names in several scripts, emoji and a note with a control character, so
-/// what Cardfile does with such data is visible from the first run.
+/// The demo database `cardfile` opens when given no file: a library with authors, books,
+/// members and loans, including names in several scripts, emoji and a note with a control
+/// character, so what Cardfile does with such data is visible from the first run.
 public enum DemoDatabase {
     /// Where the demo lives: `$XDG_DATA_HOME/cardfile/demo.sqlite`, or
     /// `~/.local/share/cardfile/demo.sqlite`.
@@ -13,32 +13,39 @@ public enum DemoDatabase {
         return base + "/cardfile/demo.sqlite"
     }
 
+    /// How many books the demo holds by default (authors, members and loans follow).
+    public static let defaultRows = 3000
+
     /// Creates the demo database at `path` (and its folder) unless a file is already there.
     /// Returns true when it created it.
     @discardableResult
     public static func ensure(at path: String) throws(StoreError) -> Bool {
+        if FileManager.default.fileExists(atPath: path) { return false }
+        try create(at: path, rows: defaultRows)
+        return true
+    }
+
+    /// Creates the demo database at `path` afresh (replacing a file there) with `rows` books:
+    /// a small library with authors, members and loans, related by foreign keys, with a UNIQUE
+    /// column, CHECK constraints, dates, NULLs, long multi-line notes and names in several
+    /// scripts. The same `rows` always gives the same data.
+    public static func create(at path: String, rows: Int) throws(StoreError) {
         let files = FileManager.default
-        if files.fileExists(atPath: path) { return false }
         let folder = (path as NSString).deletingLastPathComponent
         do {
-            try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try files.createDirectory(atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
         } catch {
             throw StoreError.directoryMissing(path: path)
         }
+        for suffix in ["", "-wal", "-shm"] { try? files.removeItem(atPath: path + suffix) }
         do {
             let queue = try DatabaseQueue(path: path)
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
                 try db.inTransaction {
                     try db.execute(sql: schema)
-                    for (id, name, country, born) in authors {
-                        try db.execute(sql: "INSERT INTO authors (id, name, country, born) VALUES (?, ?, ?, ?)", arguments: [id, name, country, born])
-                    }
-                    for (title, author, year, pages, rating, notes) in books {
-                        try db.execute(
-                            sql: "INSERT INTO books (title, author_id, year, pages, rating, notes) VALUES (?, ?, ?, ?, ?, ?)",
-                            arguments: [title, author, year, pages, rating, notes])
-                    }
+                    var data = DemoData(books: max(10, rows))
+                    try data.insert(into: db, authors: authors, books: books)
                     return .commit
                 }
             }
@@ -50,7 +57,6 @@ public enum DemoDatabase {
             try? files.removeItem(atPath: path)
             throw StoreError.cannotOpen(path: path, detail: String(describing: error))
         }
-        return true
     }
 
     private static let schema = """
@@ -64,15 +70,33 @@ public enum DemoDatabase {
             id INTEGER PRIMARY KEY,
             title TEXT NOT NULL,
             author_id INTEGER REFERENCES authors(id),
+            isbn TEXT UNIQUE,
             year INTEGER,
+            published TEXT,
             pages INTEGER CHECK (pages IS NULL OR pages > 0),
             rating REAL CHECK (rating IS NULL OR rating BETWEEN 0 AND 5),
             notes TEXT
         );
         CREATE INDEX books_by_year ON books (year);
+        CREATE INDEX books_by_author ON books (author_id);
+        CREATE TABLE members (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            email TEXT UNIQUE,
+            joined TEXT NOT NULL
+        );
+        CREATE TABLE loans (
+            id INTEGER PRIMARY KEY,
+            book_id INTEGER NOT NULL REFERENCES books(id),
+            member_id INTEGER NOT NULL REFERENCES members(id),
+            borrowed TEXT NOT NULL,
+            returned TEXT,
+            CHECK (returned IS NULL OR returned >= borrowed)
+        );
+        CREATE INDEX loans_by_book ON loans (book_id);
         """
 
-    private static let authors: [(Int, String, String, Int)] = [
+    static let authors: [(Int, String, String, Int)] = [
         (1, "Ursula K. Le Guin", "United States", 1929),
         (2, "村上春樹 (Haruki Murakami)", "Japan", 1949),
         (3, "Chimamanda Ngozi Adichie", "Nigeria", 1977),
@@ -81,7 +105,7 @@ public enum DemoDatabase {
         (6, "Фёдор Достоевский", "Russia", 1821),
     ]
 
-    private static let books: [(String, Int, Int, Int, Double, String?)] = [
+    static let books: [(String, Int, Int, Int, Double, String?)] = [
         ("The Dispossessed", 1, 1974, 387, 4.5, "An ambiguous utopia"),
         ("A Wizard of Earthsea", 1, 1968, 183, 4.0, "🧙 first of the Earthsea cycle"),
         ("The Left Hand of Darkness", 1, 1969, 286, 4.5, nil),

@@ -20,6 +20,11 @@ public struct TextAreaState: Hashable, Sendable {
 
     public var text: String { String(characters) }
 
+    /// Puts the cursor before character `index` (clamped to the text).
+    public mutating func moveCursor(to index: Int) {
+        cursor = min(max(0, index), characters.count)
+    }
+
     /// Displayed lines as character ranges, wrapping at `width` cells and at line breaks.
     func lines(width: Int) -> [Range<Int>] {
         var lines: [Range<Int>] = []

@@ -1,0 +1,40 @@
+import CardfileTerminal
+import Foundation
+
+/// Drives an app on a backend: draw, wait for an event or the next deadline, update, repeat.
+public enum AppLoop {
+    /// Runs until the app quits (or, with `untilIdle`, until no event is waiting: tests drive
+    /// the headless backend this way). `applyTheme` switches the backend's theme.
+    public static func run(
+        _ app: CardfileApp, backend: Backend, inbox: Inbox, clock: AppClock, untilIdle: Bool = false,
+        applyTheme: (Theme) -> Void = { _ in }
+    ) throws {
+        while app.isRunning {
+            var frame = Buffer(size: backend.size)
+            let cursor = app.view(into: &frame)
+            try backend.draw(frame, cursor: cursor)
+            let timeout = untilIdle ? Duration.zero : app.nextDeadline.map { max(.zero, $0 - clock.now) }
+            let event = try backend.nextEvent(timeout: timeout)
+            var commands: [AppCommand] = []
+            for message in inbox.take() { commands += app.update(message) }
+            if let event { commands += app.update(.event(event)) }
+            commands += app.tick()
+            for command in commands {
+                switch command {
+                case .quit: break
+                case .suspend: try backend.suspend()
+                case .redraw: backend.invalidate()
+                case .setTheme(let theme):
+                    applyTheme(theme)
+                    backend.invalidate()
+                }
+            }
+            if untilIdle, event == nil, commands.isEmpty { break }
+        }
+        if untilIdle {
+            var frame = Buffer(size: backend.size)
+            let cursor = app.view(into: &frame)
+            try backend.draw(frame, cursor: cursor)
+        }
+    }
+}

@@ -1,0 +1,224 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// Events: each goes to what has the keys (an overlay, else the top screen).
+extension CardfileApp {
+    func handle(_ event: Event, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch event {
+        case .resize(let newSize):
+            size = newSize
+            do { try list?.setHeight(listHeight) } catch { show(error.message, role: .error, now: now) }
+            return []
+        case .terminate:
+            return quit(force: false, now: now)
+        case .paste(let text):
+            return paste(text, now: now)
+        case .mouse:
+            return []
+        case .key(let key):
+            return handle(key, now: now)
+        }
+    }
+
+    private func paste(_ text: String, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch overlay {
+        case .commandLine(var prompt)?:
+            prompt.field.insert(text)
+            overlay = .commandLine(prompt)
+        case .filter(var field, let previous)?:
+            field.insert(text)
+            overlay = .filter(field, previous: previous)
+            applyFilter(field.text, now: now)
+        case nil:
+            if let form { report(form.paste(text, now: now), now: now) }
+        default:
+            break
+        }
+        return []
+    }
+
+    private func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+        if let overlay { return handle(key, in: overlay, now: now) }
+        if let form { return handle(key, form: form, now: now) }
+        if list != nil { return handleList(key, now: now) }
+        return handleTables(key, now: now)
+    }
+
+    /// Keys every screen shares.
+    private func common(_ action: AppAction, keyMap: KeyMap<AppAction>, now: ContinuousClock.Instant) -> [AppCommand]? {
+        switch action {
+        case .help: overlay = .help(scroll: 0); return []
+        case .quit: return quit(force: false, now: now)
+        case .redraw: return [.redraw]
+        case .suspend: return [.suspend]
+        case .commandLine: overlay = .commandLine(commandHistory); return []
+        default: return nil
+        }
+    }
+
+    // MARK: - Tables
+
+    private func handleTables(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+        guard let action = KeyMaps.tables.action(for: key) else { return [] }
+        if let commands = common(action, keyMap: KeyMaps.tables, now: now) { return commands }
+        switch action {
+        case .open:
+            guard let table = tables?.selectedTable else { return [] }
+            do { try openList(table) } catch { show(error.message, role: .error, now: now) }
+        case .back:
+            return quit(force: false, now: now)
+        default:
+            _ = tables?.handle(action)
+        }
+        return []
+    }
+
+    // MARK: - List
+
+    private func handleList(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+        guard let list, let action = KeyMaps.list.action(for: key) else { return [] }
+        if let commands = common(action, keyMap: KeyMaps.list, now: now) { return commands }
+        do {
+            if try list.handle(action) { return [] }
+        } catch {
+            show(error.message, role: .error, now: now)
+            return []
+        }
+        switch action {
+        case .open:
+            if let id = list.selection { openForm(id, now: now) }
+        case .add:
+            openForm(nil, now: now)
+        case .delete:
+            guard let id = list.selection else { return [] }
+            if let reason = readOnlyReason {
+                show("Read-only: \(reason).", role: .warning, now: now)
+                return []
+            }
+            let label = id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? ""
+            let dialog = Dialog(title: "Delete record", message: "Delete \(list.table.name) \(label)? This is saved at once.",
+                                buttons: [DialogButton("Delete", hotkey: "y", role: .error), DialogButton("Keep", hotkey: "n")],
+                                selected: 1, cancelButton: 1)
+            overlay = .dialog(dialog, .deleteRecord(id))
+        case .filter:
+            overlay = .filter(TextFieldState(text: list.spec.filter), previous: list.spec.filter)
+        case .back:
+            if container.schema.tables.count > 1, options.table == nil {
+                self.list = nil
+                showTables()
+            } else {
+                return quit(force: false, now: now)
+            }
+        default:
+            break
+        }
+        return []
+    }
+
+    func applyFilter(_ text: String, now: ContinuousClock.Instant) {
+        do {
+            try list?.setFilter(text)
+            notice = nil
+        } catch {
+            // The filter is shown as typed; the list keeps its last good filter meanwhile.
+            notice = Notice(text: error.message, role: .warning, expires: nil)
+        }
+    }
+
+    // MARK: - Form
+
+    private func handle(_ key: KeyEvent, form: FormScreen, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch form.handle(key, now: now) {
+        case .handled:
+            return []
+        case .refused(let message):
+            show(message, role: .warning, now: now)
+            return []
+        case .action(let action):
+            if let commands = common(action, keyMap: KeyMaps.form, now: now) { return commands }
+            switch action {
+            case .save: save(form, now: now, quietly: false)
+            case .leave: leaveForm(then: .toList, now: now)
+            case .nextRecord: leaveForm(then: .step(1), now: now)
+            case .previousRecord: leaveForm(then: .step(-1), now: now)
+            default: break
+            }
+            return []
+        }
+    }
+
+    func report(_ outcome: FormScreen.Outcome, now: ContinuousClock.Instant) {
+        if case .refused(let message) = outcome { show(message, role: .warning, now: now) }
+    }
+
+    // MARK: - Overlays
+
+    private func handle(_ key: KeyEvent, in overlay: Overlay, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch overlay {
+        case .help(let scroll):
+            switch key.key {
+            case .down: self.overlay = .help(scroll: scroll + 1)
+            case .up: self.overlay = .help(scroll: max(0, scroll - 1))
+            case .pageDown: self.overlay = .help(scroll: scroll + max(1, size.height - 4))
+            case .pageUp: self.overlay = .help(scroll: max(0, scroll - max(1, size.height - 4)))
+            default:
+                if key == .control("q") { return quit(force: false, now: now) }
+                self.overlay = nil
+            }
+            return []
+        case .dialog(var dialog, let question):
+            guard let chosen = dialog.handle(key) else {
+                self.overlay = .dialog(dialog, question)
+                return []
+            }
+            self.overlay = nil
+            return answer(question, button: chosen, now: now)
+        case .commandLine(var prompt):
+            if key.key == .tab {
+                prompt.field.text = CommandLineCommands.complete(prompt.field.text, themes: options.themes)
+                prompt.field.moveCursor(to: prompt.field.text.count)
+                self.overlay = .commandLine(prompt)
+                return []
+            }
+            switch prompt.handle(key) {
+            case .submitted(let text):
+                commandHistory = prompt
+                self.overlay = nil
+                return run(CommandLineCommands.parse(text), now: now)
+            case .cancelled:
+                commandHistory = prompt
+                self.overlay = nil
+            default:
+                self.overlay = .commandLine(prompt)
+            }
+            return []
+        case .filter(var field, let previous):
+            switch key.key {
+            case .enter:
+                self.overlay = nil
+                if notice?.expires == nil { notice = nil }
+            case .escape:
+                self.overlay = nil
+                applyFilter("", now: now)
+                if notice?.expires == nil { notice = nil }
+            default:
+                if field.handle(key) {
+                    self.overlay = .filter(field, previous: previous)
+                    applyFilter(field.text, now: now)
+                }
+            }
+            return []
+        }
+    }
+
+    /// The command line's state between uses (its history).
+    var commandHistory: CommandPromptState {
+        get { savedPrompt }
+        set {
+            var kept = newValue
+            kept.field = TextFieldState()
+            savedPrompt = kept
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// Saving, leaving a form, quitting, deleting, and the `:` commands.
+extension CardfileApp {
+    /// Saves the form's record (Ctrl-S, `:w`, autosave) and says how it went.
+    @discardableResult
+    func save(_ form: FormScreen, now: ContinuousClock.Instant, quietly: Bool) -> EditSession.Outcome {
+        if let reason = readOnlyReason, form.session.hasPersistentChanges {
+            show("Read-only: \(reason). Nothing can be saved.", role: .warning, now: now)
+            return .failed("read-only")
+        }
+        let outcome = form.session.save(now: now, wallTime: clock.wallTime)
+        switch outcome {
+        case .saved:
+            form.reload()
+            if !quietly { show("Saved.", role: .success, now: now) }
+            if let id = form.session.id { try? list?.live.select(id) }
+        case .nothingToSave:
+            if !quietly { show("Nothing to save.", now: now) }
+        case .invalid(let failures):
+            form.show(failures)
+            show("Not saved: \(failures.map(\.message).joined(separator: " "))", role: .error, now: now)
+        case .conflict(let conflicts):
+            form.refreshMarks()
+            let fields = conflicts.flatMap { $0.fields.filter(\.isContested).map(\.name) }
+            let names = fields.isEmpty ? "the record" : fields.joined(separator: ", ")
+            notice = Notice(text: "Not saved: \(names) changed elsewhere since you opened it. Your edits are kept; autosave is paused.", role: .error, expires: nil)
+        case .busy:
+            show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now)
+        case .failed(let message):
+            show("Not saved: \(message)", role: .error, now: now)
+        }
+        return outcome
+    }
+
+    /// Leaves the form, then goes where `then` says. With changes pending: autosave on saves at
+    /// once (and asks only when that fails); autosave off asks Save / Discard / Cancel.
+    func leaveForm(then: Leaving, now: ContinuousClock.Instant) {
+        guard let form else { return finishLeaving(then, now: now) }
+        guard form.session.hasPersistentChanges, readOnlyReason == nil else {
+            form.session.discard()
+            return finishLeaving(then, now: now)
+        }
+        var failure: String?
+        if form.session.autosaveDelay != nil {
+            let outcome = save(form, now: now, quietly: true)
+            if outcome == .saved { return finishLeaving(then, now: now) }
+            failure = notice?.text
+        }
+        let fields = form.session.changedFields
+        let what = fields.isEmpty ? "the new record" : fields.joined(separator: ", ")
+        var message = "Save your changes to \(what) of \(form.title)? Discarding loses them."
+        if let failure { message = failure + "\n\n" + message }
+        let dialog = Dialog(title: "Unsaved changes", message: message,
+                            buttons: [DialogButton("Save", hotkey: "s", role: .success), DialogButton("Discard", hotkey: "d", role: .error), DialogButton("Cancel", hotkey: "c")],
+                            selected: 0, cancelButton: 2)
+        overlay = .dialog(dialog, .leaveForm(then: then))
+    }
+
+    private func finishLeaving(_ then: Leaving, now: ContinuousClock.Instant) {
+        let id = form?.session.id
+        form = nil
+        switch then {
+        case .toList:
+            if let id, !id.isTemporary { try? list?.live.select(id) }
+        case .quit:
+            isRunning = false
+        case .step(let delta):
+            guard let list else { return }
+            if let id, !id.isTemporary { try? list.live.select(id) }
+            let before = list.selection
+            do { try list.live.moveSelection(by: delta) } catch { show(error.message, role: .error, now: now) }
+            if let next = list.selection {
+                if next == before { show(delta > 0 ? "That was the last record." : "That was the first record.", now: now) }
+                openForm(next, now: now)
+            }
+        }
+    }
+
+    func answer(_ question: Question, button: Int, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch question {
+        case .leaveForm(let then):
+            guard let form else { return [] }
+            switch button {
+            case 0:
+                if save(form, now: now, quietly: false) == .saved { finishLeaving(then, now: now) }
+            case 1:
+                form.session.discard()
+                finishLeaving(then, now: now)
+            default:
+                break
+            }
+        case .deleteRecord(let id):
+            guard button == 0 else { return [] }
+            do {
+                try view.delete(id)
+                try view.save()
+                show("Deleted.", role: .success, now: now)
+            } catch {
+                view.rollback()
+                show("Not deleted: \(error.message)", role: .error, now: now)
+            }
+        }
+        return isRunning ? [] : [.quit]
+    }
+
+    /// Quits; with a form's changes pending, asks first (unless `force`, which discards them).
+    func quit(force: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
+        if force || form == nil {
+            form?.session.discard()
+            isRunning = false
+            return [.quit]
+        }
+        leaveForm(then: .quit, now: now)
+        return isRunning ? [] : [.quit]
+    }
+
+    func run(_ command: CommandLineCommands.Parsed, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch command {
+        case .write:
+            if let form { save(form, now: now, quietly: false) } else { show("Nothing to save here: edits are saved from a record's form.", now: now) }
+        case .quit:
+            return quit(force: false, now: now)
+        case .forceQuit:
+            return quit(force: true, now: now)
+        case .writeQuit:
+            if let form, form.session.hasPersistentChanges, save(form, now: now, quietly: false) != .saved { return [] }
+            return quit(force: true, now: now)
+        case .theme(let name):
+            switch options.loadTheme(name) {
+            case .success(let theme):
+                options.themeName = name
+                show("Theme: \(name).", now: now)
+                return [.setTheme(theme)]
+            case .failure(let problem):
+                show(problem.description, role: .error, now: now)
+            }
+        case .autosave(let delay):
+            options.autosave = delay
+            form?.session.setAutosave(delay, now: now)
+            show(delay.map { "Autosave \(Self.seconds($0)) after the last edit." } ?? "Autosave is off: save with Ctrl-S.", now: now)
+        case .help:
+            overlay = .help(scroll: 0)
+        case .problem(let message):
+            show(message, role: .warning, now: now)
+        }
+        return []
+    }
+
+    static func seconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        let value = Double(seconds) + Double(attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
+    }
+}

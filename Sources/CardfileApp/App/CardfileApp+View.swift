@@ -1,0 +1,116 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// Drawing: the whole screen from the state, every frame.
+extension CardfileApp {
+    /// Draws the screen into `buffer` and returns where the terminal cursor goes (nil hides it).
+    public func view(into buffer: inout Buffer) -> Point? {
+        let area = buffer.area
+        guard !area.isEmpty else { return nil }
+        buffer.fill(area, style: .plain)
+        // The last two lines: the status bar, then the message or command line. A screen of
+        // one or two lines shows only what fits, from the top.
+        let (main, bottom) = area.splitBottom(min(2, max(0, area.height - 1)))
+        let (statusLine, messageLine) = bottom.splitTop(min(1, bottom.height))
+        var cursor: Point?
+        if let form {
+            cursor = form.render(in: main, buffer: &buffer)
+        } else if let list {
+            list.render(in: main, buffer: &buffer)
+        } else {
+            tables?.render(in: main, buffer: &buffer)
+        }
+        if !statusLine.isEmpty { statusBar.render(in: statusLine, buffer: &buffer) }
+        switch overlay {
+        case .help(let scroll)?:
+            HelpOverlay(title: helpTitle, keyMap: currentKeyMap, scroll: scroll).render(in: main, buffer: &buffer)
+            drawMessage("F1, Esc or any other key closes the help; ↑ ↓ scroll.", role: .muted, in: messageLine, buffer: &buffer)
+            return nil
+        case .dialog(let dialog, _)?:
+            dialog.render(in: main, buffer: &buffer)
+            drawMessage(notice?.text ?? "", role: notice?.role ?? .text, in: messageLine, buffer: &buffer)
+            return nil
+        case .commandLine(var prompt)?:
+            guard !messageLine.isEmpty else { return nil }
+            CommandPrompt().render(in: messageLine, buffer: &buffer, state: &prompt)
+            return CommandPrompt().cursor(in: messageLine, state: &prompt)
+        case .filter(var field, _)?:
+            guard !messageLine.isEmpty else { return nil }
+            let label = "Filter: "
+            buffer.write(label, x: messageLine.x, y: messageLine.y, maxWidth: messageLine.width, style: Style(foreground: .accent, attributes: [.bold]))
+            let input = Rect(x: messageLine.x + label.count, y: messageLine.y, width: max(0, messageLine.width - label.count), height: 1)
+            TextField(placeholder: "words, or year >= 1990, name = 'x', notes is empty").render(in: input, buffer: &buffer, state: &field)
+            return TextField().cursor(in: input, state: &field)
+        case nil:
+            drawMessage(notice?.text ?? hint, role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)
+            return cursor
+        }
+    }
+
+    private func drawMessage(_ text: String, role: Role, in line: Rect, buffer: inout Buffer) {
+        guard !line.isEmpty else { return }
+        let flat = text.replacingOccurrences(of: "\n", with: " ")
+        buffer.write(flat, x: line.x, y: line.y, maxWidth: line.width, style: Style(foreground: role))
+    }
+
+    private var hint: String {
+        if form != nil { return "Ctrl-S save · Esc back · Ctrl-N NULL · F1 help" }
+        if list != nil { return "Enter open · a add · d delete · / filter · [ ] sort · : commands · ? help" }
+        return "Enter open · q quit · ? help"
+    }
+
+    var currentKeyMap: KeyMap<AppAction> {
+        form != nil ? KeyMaps.form : list != nil ? KeyMaps.list : KeyMaps.tables
+    }
+
+    private var helpTitle: String {
+        let commands = CommandLineCommands.commands.map(\.usage).joined(separator: "  ")
+        return "Keys · commands: \(commands)"
+    }
+
+    /// The status bar: where you are on the left, the position in the middle, the save state
+    /// (or why nothing can be saved) on the right.
+    var statusBar: StatusBar {
+        let file = (container.path as NSString).lastPathComponent
+        var left = file
+        var center: [String] = []
+        if let list {
+            left += " · \(list.table.name)"
+            center.append(list.positionText)
+            if !list.spec.filter.isEmpty { center.append("filter: \(list.spec.filter)") }
+            if let sort = list.sortText { center.append(sort) }
+            if let activity = list.activityText { center.append(activity) }
+        }
+        return StatusBar(left: left, center: center.joined(separator: " · "), right: saveState)
+    }
+
+    /// The save state in words: modified, autosave in 1.4s, saved 14:02:11, or why it waits.
+    var saveState: String {
+        if let reason = readOnlyReason { return "read-only (\(reason))" }
+        guard let session = form?.session else { return options.autosave.map { "autosave \(Self.seconds($0))" } ?? "autosave off" }
+        switch session.pause {
+        case .invalid?: return "not saved: fix the fields in red"
+        case .conflict?: return "not saved: conflict, autosave paused"
+        case .busy?: return "database busy: retrying"
+        case .failed?: return "not saved"
+        case nil: break
+        }
+        if session.hasPersistentChanges {
+            if let deadline = session.deadline {
+                let left = max(.zero, deadline - clock.now)
+                let tenths = (left.components.seconds * 10) + left.components.attoseconds / 100_000_000_000_000_000
+                return "autosave in \(tenths / 10).\(tenths % 10)s"
+            }
+            return "modified"
+        }
+        if let saved = session.savedAt { return "saved \(Self.timeOfDay(saved))" }
+        return "no changes"
+    }
+
+    static func timeOfDay(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,196 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// The record editor: one app state, messages in (``update(_:)``), commands out, and the
+/// whole screen drawn from the state (``view(into:)``).
+///
+/// Screens stack: the tables, a table's list (a live query on the view context), a record's
+/// form (an editor context, a child of the view context). Only the loop's thread calls the
+/// app; work off the loop posts to the ``Inbox``. Time comes from the injected clock, so
+/// autosave and every other deadline run in tests without waiting.
+public final class CardfileApp {
+    /// How the app starts.
+    public struct Options: Sendable {
+        /// The table to open at once (the tables screen is skipped).
+        public var table: String?
+        /// Autosave's delay after the last edit; nil turns it off.
+        public var autosave: Duration?
+        /// The theme's name, for `:theme` completion and the status bar.
+        public var themeName: String
+        /// Names `:theme` can switch to.
+        public var themes: [String]
+        /// Loads a theme by name (`:theme`); returns the theme or a message.
+        public var loadTheme: @Sendable (String) -> Result<Theme, ThemeProblem>
+
+        public init(
+            table: String? = nil, autosave: Duration? = .seconds(2), themeName: String = "default", themes: [String] = [],
+            loadTheme: @escaping @Sendable (String) -> Result<Theme, ThemeProblem> = { _ in .success(Theme.default) }
+        ) {
+            self.table = table
+            self.autosave = autosave
+            self.themeName = themeName
+            self.themes = themes
+            self.loadTheme = loadTheme
+        }
+    }
+
+    let container: Container
+    let view: ObjectContext
+    let clock: AppClock
+    let inbox: Inbox
+    var options: Options
+    var size: Size
+
+    var tables: TablesScreen?
+    var list: ListScreen?
+    var form: FormScreen?
+    var overlay: Overlay?
+    var notice: Notice?
+    public internal(set) var isRunning = true
+    private var countToken = 0
+    /// The command line between uses: its history.
+    var savedPrompt = CommandPromptState()
+
+    /// What covers the screen, taking the keys.
+    enum Overlay {
+        case help(scroll: Int)
+        case dialog(Dialog, Question)
+        case commandLine(CommandPromptState)
+        /// The list's filter being typed; `previous` is restored by Esc.
+        case filter(TextFieldState, previous: String)
+    }
+
+    /// What a dialog asks.
+    enum Question {
+        /// Unsaved changes in the form: save, discard or stay; then do `then`.
+        case leaveForm(then: Leaving)
+        case deleteRecord(ObjectID)
+    }
+
+    /// Where leaving a form goes.
+    enum Leaving: Equatable {
+        case toList
+        case quit
+        /// The next (1) or previous (-1) record of the list.
+        case step(Int)
+    }
+
+    /// A line for the message row: what just happened or went wrong.
+    struct Notice {
+        let text: String
+        let role: Role
+        let expires: ContinuousClock.Instant?
+    }
+
+    /// How long a notice stays.
+    static let noticeTime: Duration = .seconds(5)
+
+    /// Opens the app on `container`.
+    /// - Throws: ``StoreError/noSuchTable(_:)`` when `options.table` names no table.
+    public init(container: Container, options: Options, size: Size, clock: AppClock, inbox: Inbox) throws(StoreError) {
+        self.container = container
+        self.view = container.viewContext
+        self.clock = clock
+        self.inbox = inbox
+        self.options = options
+        self.size = size
+        // A save from the loop waits tens of milliseconds for a lock, never seconds: a busy
+        // database is retried later, with every edit kept.
+        view.saveBusyTimeout = .milliseconds(50)
+        let all = container.schema.tables
+        if let name = options.table {
+            guard let table = container.schema.table(named: name) else { throw StoreError.noSuchTable(name) }
+            try openList(table)
+        } else if all.count == 1 {
+            try openList(all[0])
+        } else {
+            showTables()
+        }
+    }
+
+    // MARK: - Messages
+
+    /// Handles one message; returns what the loop must do.
+    public func update(_ message: Message) -> [AppCommand] {
+        let now = clock.now
+        switch message {
+        case .event(let event):
+            return handle(event, now: now)
+        case .rowCount(let table, let count, let token):
+            if token == countToken { tables?.counts[table] = count }
+            return []
+        }
+    }
+
+    /// Runs what is due: autosave, live query refreshes, expired notices. Call after every
+    /// message and whenever ``nextDeadline`` passes.
+    public func tick() -> [AppCommand] {
+        let now = clock.now
+        if let notice, let expires = notice.expires, now >= expires { self.notice = nil }
+        if let form, form.session.isDue(now: now) {
+            save(form, now: now, quietly: true)
+        }
+        if let list {
+            do {
+                _ = try list.live.update(now: now)
+            } catch {
+                show(error.message, role: .error, now: now)
+            }
+        }
+        return []
+    }
+
+    /// The earliest time ``tick()`` has work: the loop waits for input until then.
+    public var nextDeadline: ContinuousClock.Instant? {
+        [form?.session.deadline, list?.live.nextDeadline, notice?.expires].compactMap { $0 }.min()
+    }
+
+    func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant) {
+        notice = Notice(text: text, role: role, expires: now + Self.noticeTime)
+    }
+
+    // MARK: - Screens
+
+    func showTables() {
+        countToken += 1
+        let token = countToken
+        let tables = container.schema.tables
+        self.tables = TablesScreen(tables: tables, token: token)
+        // Counted off the loop: a big table must not hold up the screen.
+        let context = container.newBackgroundContext(name: "counts")
+        let inbox = self.inbox
+        context.perform { context in
+            for table in tables {
+                let count = (try? context.count(for: FetchRequest(table: table.name))) ?? 0
+                inbox.post(.rowCount(table: table.name, count: count, token: token))
+            }
+        }
+    }
+
+    func openList(_ table: TableSchema) throws(StoreError) {
+        let inbox = self.inbox
+        list = try ListScreen(context: view, table: table, height: listHeight, wake: { inbox.poke() })
+    }
+
+    /// Rows the list shows: the screen less the header, the status bar and the message line.
+    var listHeight: Int { max(1, size.height - 3) }
+
+    /// Opens the form of `id` (nil: a new record) over the list.
+    func openForm(_ id: ObjectID?, now: ContinuousClock.Instant) {
+        guard let list else { return }
+        let editor = container.editorContext(parent: view, name: "form")
+        let session = EditSession(editor: editor, table: list.table, id: id, autosaveDelay: options.autosave)
+        form = FormScreen(session: session, readOnly: readOnlyReason)
+        if id == nil, readOnlyReason != nil { show("Read-only: \(readOnlyReason!). The new record cannot be saved.", role: .warning, now: now) }
+    }
+
+    /// Why nothing can be edited, in words; nil when the database can be written.
+    var readOnlyReason: String? {
+        switch container.readOnlyReason {
+        case .requested?: return "opened with --read-only"
+        case .fileNotWritable?: return "the file cannot be written"
+        case nil: return nil
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import CardfileTerminal
+
+/// What reaches the app's ``CardfileApp/update(_:)``: terminal events and the results of
+/// background work. Stale results carry the token of the request they answer and are dropped
+/// when it is no longer current.
+public enum Message: Sendable {
+    /// A key, a paste, a mouse event, a resize or a request to end, from the backend.
+    case event(Event)
+    /// A table's row count, counted in the background for the tables screen.
+    case rowCount(table: String, count: Int, token: Int)
+}
+
+/// What the app asks of the loop that runs it: things only the loop (which owns the
+/// terminal) can do.
+public enum AppCommand: Equatable, Sendable {
+    /// End the program.
+    case quit
+    /// Give the terminal back to the shell (Ctrl-Z).
+    case suspend
+    /// Repaint every cell (Ctrl-L).
+    case redraw
+    /// Show the screen in another theme.
+    case setTheme(Theme)
+}

@@ -1,0 +1,142 @@
+import CardfileStore
+import Foundation
+
+/// The store side of an open form: an editor context (a child of the view context) holding
+/// one record's edits, and the autosave state.
+///
+/// Nothing a person types reaches the view context or the disk until ``save(now:wallTime:)``,
+/// which goes through to the disk in one step (``ObjectContext/saveToStore()``): it either
+/// writes everything or moves nothing, keeping every edit.
+final class EditSession {
+    let editor: ObjectContext
+    let table: TableSchema
+    /// The record; nil for a new record nobody has typed into yet (no insert is pending, so
+    /// leaving asks nothing).
+    private(set) var id: ObjectID?
+    /// Autosave's delay after the last edit; nil when autosave is off.
+    var autosaveDelay: Duration?
+    /// When autosave fires next; nil when nothing waits.
+    private(set) var deadline: ContinuousClock.Instant?
+    /// Why autosave waits for the next edit instead of saving.
+    private(set) var pause: Pause?
+    /// When the record was last saved.
+    private(set) var savedAt: Date?
+
+    enum Pause: Equatable {
+        case invalid([ValidationFailure])
+        case conflict([MergeConflict])
+        /// The database was busy: the save is retried at the deadline.
+        case busy
+        case failed(String)
+    }
+
+    enum Outcome: Equatable {
+        case saved
+        case nothingToSave
+        case invalid([ValidationFailure])
+        case conflict([MergeConflict])
+        case busy
+        case failed(String)
+    }
+
+    /// How long a busy database is left alone before the save is tried again.
+    static let busyRetry: Duration = .milliseconds(500)
+
+    init(editor: ObjectContext, table: TableSchema, id: ObjectID?, autosaveDelay: Duration?) {
+        self.editor = editor
+        self.table = table
+        self.id = id
+        self.autosaveDelay = autosaveDelay
+    }
+
+    /// The record as the editor sees it; nil for a new record not begun.
+    func record() -> Record? {
+        guard let id else { return nil }
+        return try? editor.record(for: id)
+    }
+
+    /// True when leaving would lose something.
+    var hasPersistentChanges: Bool { editor.hasPersistentChanges }
+
+    /// The names of the fields with unsaved changes.
+    var changedFields: [String] {
+        guard let record = record() else { return [] }
+        return table.columns.map(\.name).filter { record.changedFields.contains($0) }
+    }
+
+    /// Sets one field (beginning the insert of a new record) and restarts the autosave delay.
+    func set(_ field: String, to value: Value, now: ContinuousClock.Instant) throws(StoreError) {
+        if let id {
+            try editor.update(id, values: [field: value])
+        } else {
+            id = try editor.insert(into: table.name, values: [field: value])
+        }
+        edited(now: now)
+    }
+
+    /// An edit happened: autosave waits its delay again, and a pause ends (the person may
+    /// have fixed what stopped it).
+    func edited(now: ContinuousClock.Instant) {
+        pause = nil
+        deadline = autosaveDelay.map { now + $0 }
+        if !hasPersistentChanges { deadline = nil }
+    }
+
+    /// Changes the autosave delay (nil: off), rescheduling what waits.
+    func setAutosave(_ delay: Duration?, now: ContinuousClock.Instant) {
+        autosaveDelay = delay
+        if hasPersistentChanges, pause == nil { deadline = delay.map { now + $0 } } else if delay == nil { deadline = nil }
+    }
+
+    /// True when autosave should save now.
+    func isDue(now: ContinuousClock.Instant) -> Bool {
+        guard let deadline, now >= deadline else { return false }
+        return pause == nil || pause == .busy
+    }
+
+    /// Saves to disk. On failure every edit is kept; autosave pauses until the next edit (or,
+    /// for a busy database, retries after ``busyRetry``).
+    @discardableResult
+    func save(now: ContinuousClock.Instant, wallTime: Date) -> Outcome {
+        guard hasPersistentChanges else {
+            deadline = nil
+            pause = nil
+            return .nothingToSave
+        }
+        do {
+            let permanent = try editor.saveToStore()
+            if let id, let newID = permanent[id] { self.id = newID }
+            deadline = nil
+            pause = nil
+            savedAt = wallTime
+            return .saved
+        } catch {
+            switch error {
+            case .validationFailed(let failures):
+                pause = .invalid(failures)
+                deadline = nil
+                return .invalid(failures)
+            case .conflicts(let conflicts):
+                pause = .conflict(conflicts)
+                deadline = nil
+                return .conflict(conflicts)
+            case .busy, .lockedInProcess:
+                pause = .busy
+                deadline = now + Self.busyRetry
+                return .busy
+            default:
+                pause = .failed(error.message)
+                deadline = nil
+                return .failed(error.message)
+            }
+        }
+    }
+
+    /// Drops every pending change.
+    func discard() {
+        editor.rollback()
+        deadline = nil
+        pause = nil
+        if let id, id.isTemporary { self.id = nil }
+    }
+}

@@ -1,0 +1,14 @@
+/// Everything a key can ask the app to do. Each screen's key map binds a subset; the help
+/// screen and the README's key tables are generated from those maps.
+public enum AppAction: Hashable, Sendable {
+    // Anywhere
+    case help, quit, redraw, suspend, commandLine
+    // Lists of tables and records
+    case up, down, pageUp, pageDown, first, last, open, back
+    // Records
+    case left, right, sortAscending, sortDescending, filter, add, delete
+    // Forms
+    case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine
+    /// A key the focused text field handles itself (listed in the help, not intercepted).
+    case editText
+}

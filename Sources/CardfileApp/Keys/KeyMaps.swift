@@ -1,0 +1,68 @@
+import CardfileTerminal
+
+/// The key maps of the app's screens: one per screen, each ending with the keys that work
+/// anywhere. Key handling, the help screen and the README's tables all read these.
+public enum KeyMaps {
+    private static let anywhere: [KeyBinding<AppAction>] = [
+        KeyBinding([KeyEvent(.function(1))], .help, help: "Show or hide the help", section: "Anywhere"),
+        KeyBinding([.control("q")], .quit, help: "Quit (asks when changes would be lost)", section: "Anywhere"),
+        KeyBinding([.control("l")], .redraw, help: "Redraw the screen", section: "Anywhere"),
+        KeyBinding([.control("z")], .suspend, help: "Suspend to the shell", section: "Anywhere"),
+    ]
+
+    /// The tables screen.
+    public static let tables = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous table", section: "Tables"),
+        KeyBinding([KeyEvent(.down), .char("j")], .down, help: "Next table", section: "Tables"),
+        KeyBinding([KeyEvent(.enter)], .open, help: "Open the table", section: "Tables"),
+        KeyBinding([.char("q")], .back, help: "Quit", section: "Tables"),
+        KeyBinding([.char(":")], .commandLine, help: "Command line (:help lists the commands)", section: "Tables"),
+        KeyBinding([.char("?")], .help, help: "Show or hide the help", section: "Tables"),
+    ] + anywhere)
+
+    /// The list of a table's records.
+    public static let list = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous record", section: "List"),
+        KeyBinding([KeyEvent(.down), .char("j")], .down, help: "Next record", section: "List"),
+        KeyBinding([KeyEvent(.pageUp)], .pageUp, help: "Previous page", section: "List"),
+        KeyBinding([KeyEvent(.pageDown)], .pageDown, help: "Next page", section: "List"),
+        KeyBinding([KeyEvent(.home), .char("g")], .first, help: "First record", section: "List"),
+        KeyBinding([KeyEvent(.end), .char("G")], .last, help: "Last record", section: "List"),
+        KeyBinding([KeyEvent(.left), .char("h")], .left, help: "Previous column (scrolls sideways)", section: "List"),
+        KeyBinding([KeyEvent(.right), .char("l")], .right, help: "Next column (scrolls sideways)", section: "List"),
+        KeyBinding([.char("[")], .sortAscending, help: "Sort by this column, ascending", section: "List"),
+        KeyBinding([.char("]")], .sortDescending, help: "Sort by this column, descending", section: "List"),
+        KeyBinding([.char("/")], .filter, help: "Filter (Enter keeps it, Esc clears it)", section: "List"),
+        KeyBinding([KeyEvent(.enter)], .open, help: "Open the record's form", section: "List"),
+        KeyBinding([.char("a")], .add, help: "Add a record", section: "List"),
+        KeyBinding([.char("d")], .delete, help: "Delete the record (asks first)", section: "List"),
+        KeyBinding([.char("q")], .back, help: "Back to the tables (quits at the top)", section: "List"),
+        KeyBinding([.char(":")], .commandLine, help: "Command line (:help lists the commands)", section: "List"),
+        KeyBinding([.char("?")], .help, help: "Show or hide the help", section: "List"),
+    ] + anywhere)
+
+    /// A record's form.
+    public static let form = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.tab), KeyEvent(.down)], .nextField, help: "Next field (↓ from a text area's last line)", section: "Form"),
+        KeyBinding([KeyEvent(.backTab), KeyEvent(.up)], .previousField, help: "Previous field (↑ from a text area's first line)", section: "Form"),
+        KeyBinding([.control("s")], .save, help: "Save the record", section: "Form"),
+        KeyBinding([KeyEvent(.escape)], .leave, help: "Back to the list (asks when changes would be lost)", section: "Form"),
+        KeyBinding([KeyEvent(.pageDown)], .nextRecord, help: "Next record of the list", section: "Form"),
+        KeyBinding([KeyEvent(.pageUp)], .previousRecord, help: "Previous record of the list", section: "Form"),
+        KeyBinding([.control("n")], .setNull, help: "Set the field to NULL (typing replaces it)", section: "Form"),
+        KeyBinding([KeyEvent(.enter, modifiers: .alt)], .newLine, help: "Line break in a text field (makes it a text area)", section: "Form"),
+        KeyBinding([KeyEvent(.function(2)), .alt(":")], .commandLine, help: "Command line (:help lists the commands)", section: "Form"),
+        KeyBinding([KeyEvent(.left), KeyEvent(.right)], .editText, help: "Move in the text", section: "Editing text"),
+        KeyBinding([KeyEvent(.home), KeyEvent(.end), .control("a"), .control("e")], .editText, help: "Start or end of the line", section: "Editing text"),
+        KeyBinding([KeyEvent(.backspace), KeyEvent(.delete)], .editText, help: "Delete a character", section: "Editing text"),
+        KeyBinding([.control("w"), .control("u"), .control("k")], .editText, help: "Delete a word, to the start, to the end", section: "Editing text"),
+    ] + anywhere)
+
+    /// Every map with its title, for the README and `cardfile keys`.
+    public static let all: [(title: String, map: KeyMap<AppAction>)] = [("Tables", tables), ("List", list), ("Form", form)]
+
+    /// The README's key tables: one Markdown table per screen.
+    public static func markdown() -> String {
+        all.map { "### \($0.title)\n\n\($0.map.markdownTable())" }.joined(separator: "\n\n")
+    }
+}

@@ -1,0 +1,264 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// A record's form: every column a labelled, typed field, edited in the session's editor
+/// context. Keys the form does not handle itself (save, leave, next record…) go back to the
+/// app as actions.
+final class FormScreen {
+    let session: EditSession
+    private(set) var fields: [FieldModel]
+    private(set) var focus = 0
+    private var scroll = 0
+    /// Why nothing here can be edited (the database is read-only); nil when it can.
+    let readOnly: String?
+
+    enum Outcome: Equatable {
+        /// The key was handled here.
+        case handled
+        /// The app handles this action.
+        case action(AppAction)
+        /// The edit was refused; the message says why.
+        case refused(String)
+    }
+
+    init(session: EditSession, readOnly: String?) {
+        self.session = session
+        self.readOnly = readOnly
+        let keyColumns = Set(session.table.columns.filter { $0.primaryKeyPosition != nil }.map(\.name))
+        fields = session.table.columns.filter { !$0.isHidden }.map { column in
+            var field = FieldModel(column: column)
+            if column.generation != .none { field.readOnlyReason = "computed by the database" }
+            if session.id != nil, keyColumns.contains(column.name) { field.readOnlyReason = "the record's key" }
+            return field
+        }
+        reload()
+        focus = fields.firstIndex { $0.readOnlyReason == nil } ?? 0
+    }
+
+    var title: String {
+        guard let id = session.id, !id.isTemporary else { return "\(session.table.name) › new record" }
+        let key = id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? ""
+        return "\(session.table.name) › \(key)"
+    }
+
+    /// Shows the editor's values (after opening, saving or discarding), keeping the focus.
+    func reload() {
+        let record = session.record()
+        for index in fields.indices {
+            let name = fields[index].name
+            fields[index].show(record?[name] ?? .null)
+            fields[index].isChanged = record?.changedFields.contains(name) ?? false
+            fields[index].changedElsewhere = record?.changedElsewhere.contains(name) ?? false
+            fields[index].message = nil
+        }
+    }
+
+    /// Shows validation failures at their fields.
+    func show(_ failures: [ValidationFailure]) {
+        for index in fields.indices {
+            fields[index].message = failures.first { $0.field?.caseInsensitiveCompare(fields[index].name) == .orderedSame }?.message
+        }
+    }
+
+    /// Refreshes the marks (changed, changed elsewhere) from the editor.
+    func refreshMarks() {
+        let record = session.record()
+        for index in fields.indices {
+            fields[index].isChanged = record?.changedFields.contains(fields[index].name) ?? false
+            fields[index].changedElsewhere = record?.changedElsewhere.contains(fields[index].name) ?? false
+        }
+    }
+
+    // MARK: - Keys
+
+    func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> Outcome {
+        pendingNow = now
+        let action = KeyMaps.form.action(for: key)
+        switch action {
+        case .nextField?, .previousField?:
+            let forward = action == .nextField
+            if fields.indices.contains(focus), fields[focus].isMultiline, key.key == .up || key.key == .down {
+                // Up and Down move by line inside a text area; they leave it from its edge.
+                let before = fields[focus].area.cursor
+                fields[focus].area.handle(key)
+                if fields[focus].area.cursor != before { return .handled }
+            }
+            moveFocus(by: forward ? 1 : -1)
+            return .handled
+        case .setNull?:
+            return edit { field in
+                field.isNull = true
+                field.field = TextFieldState()
+                field.area = TextAreaState()
+                field.isMultiline = false
+            }
+        case .newLine?:
+            return edit { field in
+                guard field.column.affinity == .text || field.column.affinity == .blob else { return }
+                field.isNull = false
+                field.becomeMultiline()
+                field.area.insert("\n")
+            }
+        case .editText?:
+            return edit(key: key)
+        case nil:
+            // Unbound Ctrl and Alt combinations are not text.
+            if !key.modifiers.isDisjoint(with: [.control, .alt]), !Self.readlineKeys.contains(key) { return .handled }
+            return edit(key: key)
+        case let other?:
+            return .action(other)
+        }
+    }
+
+    /// Ctrl keys the text field handles itself.
+    private static let readlineKeys: Set<KeyEvent> = [.control("a"), .control("e"), .control("k"), .control("u"), .control("w")]
+
+    /// Pasted text goes into the focused field (line breaks make a text field a text area).
+    func paste(_ text: String, now: ContinuousClock.Instant) -> Outcome {
+        pendingNow = now
+        return edit { field in
+            field.isNull = false
+            if text.contains("\n"), field.column.affinity == .text || field.column.affinity == .blob { field.becomeMultiline() }
+            if field.isMultiline { field.area.insert(text) } else { field.field.insert(text) }
+        }
+    }
+
+    private func edit(key: KeyEvent) -> Outcome {
+        guard fields.indices.contains(focus) else { return .handled }
+        var field = fields[focus]
+        let before = field.text
+        let wasNull = field.isNull
+        if wasNull, case .character = key.key, key.modifiers.isEmpty || key.modifiers == .shift {
+            field.isNull = false
+        }
+        let handled = field.isMultiline ? field.area.handle(key) : field.field.handle(key)
+        guard handled else { return .handled }
+        guard field.text != before || field.isNull != wasNull else {
+            fields[focus] = field        // the cursor moved
+            return .handled
+        }
+        if let refusal = refusal(for: fields[focus]) { return .refused(refusal) }
+        fields[focus] = field
+        return push()
+    }
+
+    private func edit(_ change: (inout FieldModel) -> Void) -> Outcome {
+        guard fields.indices.contains(focus) else { return .handled }
+        if let refusal = refusal(for: fields[focus]) { return .refused(refusal) }
+        change(&fields[focus])
+        return push()
+    }
+
+    /// Why the focused field cannot be edited, or nil.
+    private func refusal(for field: FieldModel) -> String? {
+        if let readOnly { return "Read-only: \(readOnly)." }
+        if let reason = field.readOnlyReason { return "\(field.name) cannot be edited: \(reason)." }
+        return nil
+    }
+
+    /// Writes the focused field's value into the editor context (only if it differs: the
+    /// store drops an edit equal to the value it started from).
+    private func push() -> Outcome {
+        let field = fields[focus]
+        do {
+            try session.set(field.name, to: field.value, now: pendingNow)
+        } catch {
+            return .refused(error.message)
+        }
+        fields[focus].message = nil
+        refreshMarks()
+        return .handled
+    }
+
+    /// The time of the key being handled.
+    private var pendingNow = ContinuousClock.now
+
+    private func moveFocus(by delta: Int) {
+        guard !fields.isEmpty else { return }
+        focus = min(max(0, focus + delta), fields.count - 1)
+    }
+
+    // MARK: - Drawing
+
+    /// Draws the form in `area` and returns where the terminal cursor goes.
+    func render(in area: Rect, buffer: inout Buffer) -> Point? {
+        let area = area.intersection(buffer.area)
+        guard !area.isEmpty else { return nil }
+        buffer.fill(area, style: .plain)
+        let (titleLine, body) = area.splitTop(1)
+        buffer.write(title, x: titleLine.x, y: titleLine.y, maxWidth: titleLine.width, style: Style(foreground: .accent, attributes: [.bold]))
+        if let notice = notice {
+            let width = min(notice.text.displayWidth, max(0, titleLine.width - title.displayWidth - 2))
+            buffer.write(notice.text, x: titleLine.maxX - width, y: titleLine.y, maxWidth: width, style: Style(foreground: notice.role, attributes: [.bold]))
+        }
+        guard !body.isEmpty, !fields.isEmpty else { return nil }
+        let labelWidth = min(max(1, body.width / 3), (fields.map { $0.name.displayWidth }.max() ?? 0) + 1)
+        let valueX = body.x + labelWidth + 2
+        let valueWidth = max(0, body.maxX - valueX)
+        keepFocusVisible(height: body.height)
+        var y = body.y
+        var cursor: Point?
+        for index in scroll..<fields.count {
+            guard y < body.maxY else { break }
+            let field = fields[index]
+            let focused = index == focus
+            let labelStyle = focused ? Style(foreground: .accent, attributes: [.bold]) : Style(foreground: .muted)
+            buffer.write(field.name, x: body.x, y: y, maxWidth: labelWidth, style: labelStyle)
+            let mark: (String, Role)? = field.changedElsewhere ? ("!", .conflict) : field.isChanged ? ("●", .modified) : nil
+            if let mark { buffer.write(mark.0, x: body.x + labelWidth, y: y, maxWidth: 1, style: Style(foreground: mark.1, attributes: [.bold])) }
+            let bodyHeight = min(field.height - (field.message != nil || field.changedElsewhere ? 1 : 0), body.maxY - y)
+            let valueArea = Rect(x: valueX, y: y, width: valueWidth, height: bodyHeight)
+            cursor = drawValue(index, in: valueArea, focused: focused, buffer: &buffer) ?? cursor
+            y += bodyHeight
+            if y < body.maxY, field.message != nil || field.changedElsewhere {
+                let (text, role): (String, Role) = field.message.map { ($0, .error) } ?? ("changed elsewhere: saving will ask which value to keep", .conflict)
+                buffer.write(text, x: valueX, y: y, maxWidth: valueWidth, style: Style(foreground: role))
+                y += 1
+            }
+        }
+        return cursor
+    }
+
+    /// A notice for the title line: the record deleted elsewhere, or conflicts pending.
+    private var notice: (text: String, role: Role)? {
+        if let record = session.record(), record.isDeletedElsewhere { return ("deleted elsewhere", .conflict) }
+        return nil
+    }
+
+    private func drawValue(_ index: Int, in area: Rect, focused: Bool, buffer: inout Buffer) -> Point? {
+        guard !area.isEmpty else { return nil }
+        let field = fields[index]
+        let style = Style(background: focused ? .selection : .surface)
+        let muted = Style(foreground: .muted, background: style.background)
+        buffer.fill(area, style: style)
+        if field.isNull {
+            buffer.write("\(ValueText.null) NULL", x: area.x, y: area.y, maxWidth: area.width, style: muted)
+            return focused ? Point(x: area.x, y: area.y) : nil
+        }
+        if field.text.isEmpty, session.id == nil || session.id?.isTemporary == true, let defaultSQL = field.column.defaultSQL {
+            buffer.write("default: \(defaultSQL)", x: area.x, y: area.y, maxWidth: area.width, style: muted)
+            return focused ? Point(x: area.x, y: area.y) : nil
+        }
+        let fieldStyle = field.readOnlyReason != nil ? muted : style
+        if field.isMultiline {
+            var state = fields[index].area
+            TextArea(style: fieldStyle).render(in: area, buffer: &buffer, state: &state)
+            let cursor = focused ? TextArea(style: fieldStyle).cursor(in: area, state: &state) : nil
+            fields[index].area = state
+            return cursor
+        }
+        var state = fields[index].field
+        let line = Rect(x: area.x, y: area.y, width: area.width, height: 1)
+        TextField(style: fieldStyle).render(in: line, buffer: &buffer, state: &state)
+        let cursor = focused ? TextField(style: fieldStyle).cursor(in: line, state: &state) : nil
+        fields[index].field = state
+        return cursor
+    }
+
+    private func keepFocusVisible(height: Int) {
+        focus = min(max(0, focus), max(0, fields.count - 1))
+        scroll = min(max(0, scroll), focus)
+        while scroll < focus, fields[scroll...focus].reduce(0, { $0 + $1.height }) > height { scroll += 1 }
+    }
+}
