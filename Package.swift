@@ -79,6 +79,13 @@ let package = Package(
             dependencies: ["CardfileTerminal", "CardfileTestSupport"]
         ),
         .testTarget(
+            name: "CardfileAppTests",
+            dependencies: [
+                "CardfileApp", "CardfileStore", "CardfileTerminal", "CardfileTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
             name: "CardfileCursesTests",
             dependencies: ["CardfileCurses", "cardfile-termdemo"]
         ),

@@ -9,6 +9,9 @@ public enum AppLoop {
         _ app: CardfileApp, backend: Backend, inbox: Inbox, clock: AppClock, untilIdle: Bool = false,
         applyTheme: (Theme) -> Void = { _ in }
     ) throws {
+        // A wake-up also ends a wait without an event: idle means two waits in a row that
+        // brought nothing.
+        var quietWaits = 0
         while app.isRunning {
             var frame = Buffer(size: backend.size)
             let cursor = app.view(into: &frame)
@@ -29,7 +32,8 @@ public enum AppLoop {
                     backend.invalidate()
                 }
             }
-            if untilIdle, event == nil, commands.isEmpty { break }
+            quietWaits = event == nil && commands.isEmpty ? quietWaits + 1 : 0
+            if untilIdle, quietWaits >= 2 { break }
         }
         if untilIdle {
             var frame = Buffer(size: backend.size)

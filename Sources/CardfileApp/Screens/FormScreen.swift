@@ -33,7 +33,10 @@ final class FormScreen {
             return field
         }
         reload()
-        focus = fields.firstIndex { $0.readOnlyReason == nil } ?? 0
+        // The focus starts on the first field a person fills in: not a key the database
+        // assigns (an INTEGER PRIMARY KEY of a new record), not a read-only one.
+        let assigned: String? = if case .rowidAlias(let column) = session.table.primaryKey { column } else { nil }
+        focus = fields.firstIndex { $0.readOnlyReason == nil && $0.name != assigned } ?? fields.firstIndex { $0.readOnlyReason == nil } ?? 0
     }
 
     var title: String {

@@ -24,6 +24,13 @@ public final class HeadlessBackend: Backend, @unchecked Sendable {
         screen = Buffer(size: size)
     }
 
+    /// How many scripted events wait to be read.
+    public var queuedEvents: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return events.count
+    }
+
     /// Adds events to the script.
     public func enqueue(_ newEvents: [Event]) {
         lock.lock()

@@ -1,23 +1,7 @@
 import Foundation
 import GRDB
+@_exported import CardfileTestSupport
 @testable import CardfileStore
-
-/// A folder of its own for one test, removed when the value is released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let path: String
-
-    init() {
-        let base = FileManager.default.temporaryDirectory.path
-        path = "\(base)/cardfile-test-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { "\(path)/\(name)" }
-
-    deinit {
-        try? FileManager.default.removeItem(atPath: path)
-    }
-}
 
 /// The schema most store tests use: a rowid-alias table with every kind of constraint.
 let peopleSchema = """

@@ -40,3 +40,20 @@ public struct SeededRandom: RandomNumberGenerator {
         Int(next() % UInt64(max(1, bound)))
     }
 }
+
+/// A folder of its own for one test, removed when the value is released.
+public final class TemporaryDirectory: @unchecked Sendable {
+    public let path: String
+
+    public init() {
+        let base = FileManager.default.temporaryDirectory.path
+        path = "\(base)/cardfile-test-\(UUID().uuidString)"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    public func file(_ name: String) -> String { "\(path)/\(name)" }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}

@@ -1,0 +1,344 @@
+import CardfileApp
+import CardfileStore
+import CardfileTerminal
+import Foundation
+import GRDB
+import Testing
+
+/// The editor as a person meets it: keys in, the screen and the file read back.
+@Suite("Editor")
+struct EditorTests {
+    @Test func browseSortAndFilter() throws {
+        let harness = try AppHarness()
+        #expect(harness.screen.contains("Ada"))
+        #expect(harness.statusLine.contains("row 1 of 4"))
+        #expect(harness.lines[3].contains("Linus"))
+        #expect(harness.lines[3].contains("line one␊line two") || harness.lines[3].contains("line one"))
+        #expect(harness.lines[4].contains("∅"), "NULL is drawn distinctly")
+        try harness.press(.char("j"))
+        #expect(harness.statusLine.contains("row 2 of 4"))
+
+        // Sort by name, descending: the selection (Grace) stays selected.
+        try harness.press(.char("l"), .char("]"))
+        #expect(harness.lines[1].contains("Margaret"))
+        #expect(harness.statusLine.contains("sort: name ↓"))
+        #expect(harness.statusLine.contains("row 3 of 4"))
+
+        // An incremental filter: Enter keeps it, Esc clears it.
+        try harness.press(.char("/"))
+        try harness.type("age >= 30")
+        #expect(harness.statusLine.contains("of 2"))
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.statusLine.contains("filter: age >= 30"))
+        try harness.press(.char("/"), KeyEvent(.escape))
+        #expect(harness.statusLine.contains("of 4"))
+        #expect(!harness.statusLine.contains("filter"))
+
+        // A filter it cannot read says so and keeps the list.
+        try harness.press(.char("/"))
+        try harness.type("nosuchcolumn = 1")
+        #expect(harness.messageLine.contains("Filter") || harness.screen.contains("nosuchcolumn"))
+        try harness.press(KeyEvent(.escape))
+    }
+
+    @Test func editSaveAndFindItOnDisk() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.lines[0].contains("cards › 1"))
+        try harness.type(" L.")
+        #expect(harness.statusLine.contains("modified"))
+        try harness.press(.control("s"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada L.")
+        #expect(harness.messageLine.contains("Saved"))
+        #expect(harness.statusLine.contains("saved "))
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.lines[1].contains("Ada L."))
+    }
+
+    @Test func leavingWithChangesAsksSaveDiscardOrCancel() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type("X")
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.screen.contains("Unsaved changes"))
+        #expect(harness.screen.contains("name"), "the question names what would be lost")
+        // Cancel: still in the form, the edit kept.
+        try harness.press(.char("c"))
+        #expect(harness.lines[0].contains("cards › 1"))
+        #expect(harness.screen.contains("AdaX"))
+        // Discard: back to the list; nothing written, nothing pending.
+        try harness.press(KeyEvent(.escape), .char("d"))
+        #expect(!harness.screen.contains("Unsaved changes"))
+        #expect(harness.lines[0].contains("name"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
+        #expect(!harness.container.viewContext.hasChanges)
+        // Save: written.
+        try harness.press(KeyEvent(.enter))
+        try harness.type("Y")
+        try harness.press(KeyEvent(.escape), .char("s"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaY")
+        #expect(harness.lines[0].contains("name"))
+    }
+
+    @Test func typingAndDeletingAgainIsNoChange() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type("zz")
+        try harness.press(KeyEvent(.backspace), KeyEvent(.backspace))
+        #expect(harness.statusLine.contains("no changes"))
+        try harness.press(KeyEvent(.escape))
+        #expect(!harness.screen.contains("Unsaved changes"))
+        #expect(harness.lines[0].contains("name"))
+    }
+
+    @Test func autosaveWaitsItsDelayRestartsOnEachEditAndPausesOnErrors() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(autosave: .seconds(2)))
+        try harness.press(KeyEvent(.enter))
+        try harness.type("x")
+        #expect(harness.statusLine.contains("autosave in 2.0s"))
+        try harness.advance(.milliseconds(1500))
+        #expect(harness.statusLine.contains("autosave in 0.5s"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
+        try harness.type("y")                                   // restarts the delay
+        try harness.advance(.milliseconds(1500))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
+        try harness.advance(.milliseconds(600))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Adaxy")
+        #expect(harness.statusLine.contains("saved "))
+
+        // A validation error pauses it, says why, and writes nothing.
+        try harness.press(.control("n"))                        // name is NOT NULL
+        try harness.advance(.milliseconds(2100))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Adaxy")
+        #expect(harness.statusLine.contains("not saved"))
+        #expect(harness.screen.contains("needs a value"))
+        // Leaving with autosave on saves at once, and asks only when that fails.
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.screen.contains("Unsaved changes"))
+        try harness.press(.char("d"))
+        try harness.press(KeyEvent(.enter))
+        try harness.type("!")
+        try harness.press(KeyEvent(.escape))
+        #expect(!harness.screen.contains("Unsaved changes"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Adaxy!")
+    }
+
+    @Test func validationMessagesAppearAtTheirFields() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter), KeyEvent(.tab), KeyEvent(.tab))    // age
+        try harness.press(KeyEvent(.backspace), KeyEvent(.backspace))
+        try harness.type("abc")
+        try harness.press(.control("s"))
+        let lines = harness.lines
+        let ageLine = try #require(lines.firstIndex { $0.hasPrefix("age") })
+        #expect(lines[ageLine + 1].contains("must be a whole number"))
+        #expect(try harness.disk("SELECT age FROM cards WHERE id = 1") == 36.databaseValue)
+        // The UNIQUE rule too.
+        try harness.press(KeyEvent(.backTab))
+        try harness.press(KeyEvent(.backspace), KeyEvent(.backspace), KeyEvent(.backspace))
+        try harness.type("222")
+        try harness.press(KeyEvent(.tab), .control("a"), .control("k"))
+        try harness.type("40")
+        try harness.press(.control("s"))
+        #expect(harness.screen.contains("Another record already has this"))
+        #expect(try harness.diskText("SELECT phone FROM cards WHERE id = 1") == "111")
+    }
+
+    @Test func addAndDeleteRecords() throws {
+        let harness = try AppHarness()
+        try harness.press(.char("a"))
+        #expect(harness.lines[0].contains("new record"))
+        // Leaving an untouched new form asks nothing.
+        try harness.press(KeyEvent(.escape))
+        #expect(!harness.screen.contains("Unsaved changes"))
+        try harness.press(.char("a"))
+        try harness.type("Zed")
+        try harness.press(.control("s"))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 5.databaseValue)
+        #expect(harness.lines[0].contains("cards › 5"))
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.statusLine.contains("row 5 of 5"))
+
+        try harness.press(.char("d"))
+        #expect(harness.screen.contains("Delete cards 5?"))
+        try harness.press(.char("n"))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 5.databaseValue)
+        try harness.press(.char("d"), .char("y"))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 4.databaseValue)
+        #expect(try harness.waitFor { $0.contains("of 4") })
+    }
+
+    @Test func readOnlyShowsEverythingAndRefusesEdits() throws {
+        let harness = try AppHarness(readOnly: true)
+        #expect(harness.statusLine.contains("read-only"))
+        try harness.press(KeyEvent(.enter))
+        try harness.type("x")
+        #expect(harness.messageLine.contains("Read-only"))
+        #expect(harness.screen.contains("Ada") && !harness.screen.contains("Adax"))
+        try harness.press(KeyEvent(.escape), .char("d"))
+        #expect(harness.messageLine.contains("Read-only"))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 4.databaseValue)
+    }
+
+    @Test func quittingWithPendingChangesAsks() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type("Q")
+        try harness.press(.control("q"))
+        #expect(harness.screen.contains("Unsaved changes"))
+        try harness.press(.char("c"))
+        #expect(harness.app.isRunning)
+        try harness.press(.control("q"), .char("d"))
+        #expect(!harness.app.isRunning)
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
+    }
+
+    @Test func commandLine() throws {
+        let harness = try AppHarness()
+        try harness.command("w")
+        #expect(harness.messageLine.contains("Nothing to save here"))
+        try harness.command("bogus")
+        #expect(harness.messageLine.contains("Unknown command :bogus"))
+        try harness.command("autosave 1.5")
+        #expect(harness.messageLine.contains("Autosave 1.5 s"))
+        try harness.command("autosave soon")
+        #expect(harness.messageLine.contains("seconds"))
+        try harness.command("theme light")
+        #expect(harness.messageLine.contains("Theme: light"))
+        // Completion and history.
+        try harness.press(.char(":"))
+        try harness.type("aut")
+        try harness.press(KeyEvent(.tab))
+        #expect(harness.messageLine.contains("autosave "))
+        try harness.press(KeyEvent(.escape))
+        try harness.press(.char(":"), KeyEvent(.up))
+        #expect(harness.messageLine.contains("theme light"))
+        try harness.press(KeyEvent(.escape))
+        try harness.command("help")
+        #expect(harness.screen.contains("Sort by this column"))
+        try harness.press(KeyEvent(.escape))
+
+        // In a form: :w saves, :wq saves and quits.
+        try harness.press(KeyEvent(.enter))
+        try harness.type("W")
+        try harness.press(KeyEvent(.function(2)))
+        try harness.type("w")
+        try harness.press(KeyEvent(.enter))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaW")
+        try harness.type("Q")
+        try harness.press(KeyEvent(.function(2)))
+        try harness.type("wq")
+        try harness.press(KeyEvent(.enter))
+        #expect(!harness.app.isRunning)
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaWQ")
+    }
+
+    @Test func quitDiscardingAsksNothing() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type("Z")
+        try harness.press(KeyEvent(.function(2)))
+        try harness.type("q!")
+        try harness.press(KeyEvent(.enter))
+        #expect(!harness.app.isRunning)
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
+    }
+
+    @Test func aConflictWritesNothingKeepsTheEditsAndSaysWhich() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(autosave: .seconds(2)))
+        try harness.press(KeyEvent(.enter))
+        try harness.type(" mine")
+        let other = try DatabaseQueue(path: harness.path)
+        try other.write { try $0.execute(sql: "UPDATE cards SET name = 'Theirs', notes = 'theirs too' WHERE id = 1") }
+        try other.close()
+        try harness.press(.control("s"))
+        #expect(harness.messageLine.contains("name changed elsewhere"))
+        #expect(harness.statusLine.contains("conflict"))
+        #expect(harness.screen.contains("Ada mine"))
+        #expect(try harness.diskText("SELECT name || '/' || notes FROM cards WHERE id = 1") == "Theirs/theirs too")
+        // Autosave stays paused.
+        try harness.advance(.seconds(3))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Theirs")
+    }
+
+    @Test func aBusyDatabaseKeepsTheEditsAndTheSaveIsRetried() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type("B")
+        let lock = try LockHolder(path: harness.path)
+        try harness.press(.control("s"))
+        #expect(harness.messageLine.contains("busy"))
+        #expect(harness.statusLine.contains("database busy"))
+        try harness.type("C")                                   // keys are still handled
+        lock.release()
+        try harness.press(.control("s"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaBC")
+    }
+
+    @Test func tablesScreenCountsInTheBackgroundAndOpensATable() throws {
+        let harness = try AppHarness(demoRows: 50)
+        #expect(harness.lines[0].contains("Tables"))
+        #expect(try harness.waitFor { $0.contains("50 records") })
+        try harness.press(.char("j"), KeyEvent(.enter))
+        #expect(harness.statusLine.contains("books"))
+        try harness.press(.char("q"))
+        #expect(harness.lines[0].contains("Tables"))
+        try harness.press(.char("q"))
+        #expect(!harness.app.isRunning, "\(harness.screen)")
+    }
+
+    @Test func nextAndPreviousRecordFromTheForm() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter), KeyEvent(.pageDown))
+        #expect(harness.lines[0].contains("cards › 2"))
+        try harness.type("!")
+        try harness.press(KeyEvent(.pageDown))
+        #expect(harness.screen.contains("Unsaved changes"))
+        try harness.press(.char("s"))
+        #expect(harness.lines[0].contains("cards › 3"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 2") == "Grace!")
+        try harness.press(KeyEvent(.pageUp))
+        #expect(harness.lines[0].contains("cards › 2"))
+    }
+
+    @Test func tinyAndResizedScreensKeepTheForm() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type("R")
+        for size in [Size(width: 10, height: 4), Size(width: 1, height: 1), Size(width: 0, height: 0), Size(width: 3, height: 2)] {
+            try harness.resize(size)
+        }
+        try harness.resize(Size(width: 80, height: 24))
+        #expect(harness.screen.contains("AdaR"))
+        try harness.press(.control("s"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaR")
+    }
+}
+
+/// Another connection holding the write lock (an open write transaction) until released.
+final class LockHolder: @unchecked Sendable {
+    private let release_ = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        let locked = DispatchSemaphore(value: 0)
+        let release = release_
+        let done = self.done
+        DispatchQueue.global().async {
+            try? queue.write { db in
+                try db.execute(sql: "UPDATE cards SET age = age WHERE id = 2")
+                locked.signal()
+                release.wait()
+            }
+            try? queue.close()
+            done.signal()
+        }
+        locked.wait()
+    }
+
+    func release() {
+        release_.signal()
+        done.wait()
+    }
+}
