@@ -87,7 +87,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CardfileCursesTests",
-            dependencies: ["CardfileCurses", "cardfile-termdemo"]
+            dependencies: ["CardfileCurses", "cardfile-termdemo", "cardfile"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -108,21 +108,33 @@ struct TmuxTests {
 /// A tmux server of its own running the demo in one pane, with the terminal settings saved
 /// before and after the demo.
 final class TmuxSession {
-    let socket = "cardfile-test-\(UUID().uuidString.prefix(8))"
+    var socket = "cardfile-test-\(UUID().uuidString.prefix(8))"
     let folder: URL
-    let tag = UUID().uuidString
+    /// A word on the program's command line that names this session's process (for `pkill`).
+    let tag: String
 
-    init(terminal: String, width: Int, height: Int, arguments: [String] = [], environment: String = "") throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent(socket)
+    /// Runs `program` (the toolkit demo by default) in the pane. The demo is given `--tag`;
+    /// another program is named by its arguments, which must hold something unique to the
+    /// session, such as a file in ``folder`` (see ``folderFor(_:)``).
+    init(terminal: String, width: Int, height: Int, program: String = "cardfile-termdemo", arguments: [String] = [], environment: String = "", socket: String? = nil) throws {
+        if let socket { self.socket = socket }
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(self.socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let demo = try Self.demoPath()
+        let demo = try Self.programPath(program)
+        var arguments = arguments
+        if program == "cardfile-termdemo" {
+            tag = UUID().uuidString
+            arguments = ["--tag", tag] + arguments
+        } else {
+            tag = folder.path
+        }
         // Job control as in an interactive shell: the demo gets a process group of its own, so
         // Ctrl-Z really stops it (a stop signal sent to an orphaned group is discarded). When it
         // stops, the script waits for the test's go-ahead, then resumes it with `fg`.
         let script = """
             set -m
             stty -a > '\(folder.path)/before'
-            \(environment) TERM=\(terminal) '\(demo)' --tag \(tag) \(arguments.joined(separator: " "))
+            \(environment) TERM=\(terminal) '\(demo)' \(arguments.map { "'\($0)'" }.joined(separator: " "))
             status=$?
             while [ $status -eq 148 ]; do
                 while [ ! -f '\(folder.path)/resume' ]; do sleep 0.05; done
@@ -148,8 +160,18 @@ final class TmuxSession {
         try? FileManager.default.removeItem(at: folder)
     }
 
+    /// The folder a session with this socket name works in (for files the program gets).
+    static func folderFor(_ socket: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent(socket)
+    }
+
     /// The demo binary: next to the test bundle, where `swift build` puts every product.
     static func demoPath() throws -> String {
+        try programPath("cardfile-termdemo")
+    }
+
+    /// A product's binary, next to the test bundle.
+    static func programPath(_ name: String) throws -> String {
         var candidates: [URL] = []
         if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
@@ -158,12 +180,12 @@ final class TmuxSession {
         for folder in candidates {
             var directory = folder
             for _ in 0..<3 {
-                let path = directory.appendingPathComponent("cardfile-termdemo").path
+                let path = directory.appendingPathComponent(name).path
                 if FileManager.default.isExecutableFile(atPath: path) { return path }
                 directory = directory.deletingLastPathComponent()
             }
         }
-        throw TmuxFailure("cardfile-termdemo was not built next to the tests (looked in \(candidates.map(\.path)))")
+        throw TmuxFailure("\(name) was not built next to the tests (looked in \(candidates.map(\.path)))")
     }
 
     /// Runs a tmux command and returns what it printed.

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// The `cardfile` binary in a real terminal (tmux), on a demo database it made itself, with
+/// the `sqlite3` tool reading the file: edit, save, the question on leaving, autosave, a
+/// resize to 10×4 in a form, quitting, and the terminal as it was.
+@Suite("Editor in tmux", .serialized)
+struct EditorTmuxTests {
+    @Test func editSaveAskAutosaveResizeQuit() throws {
+        let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
+        let folder = TmuxSession.folderFor(socket)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let database = folder.appendingPathComponent("library.sqlite").path
+        let cardfile = try TmuxSession.programPath("cardfile")
+        #expect(try Self.run(cardfile, ["demo", database, "--rows", "200"]).contains("200 books"))
+
+        let session = try TmuxSession(terminal: "xterm-256color", width: 100, height: 30, program: "cardfile",
+                                      arguments: [database, "--table", "books", "--autosave", "off"], socket: socket)
+        defer { session.close() }
+        try session.waitFor { $0.contains("row 1 of 200") }
+
+        // Edit and save.
+        try session.send(keys: ["Enter"])
+        try session.waitFor { $0.contains("books › 1") }
+        try session.send(literal: " e2e")
+        try session.waitFor { $0.contains("modified") }
+        try session.send(keys: ["C-s"])
+        try session.waitFor { $0.contains("Saved.") }
+        #expect(try Self.sqlite(database, "SELECT title FROM books WHERE id = 1") == "The Dispossessed e2e")
+
+        // Leaving with changes asks; Cancel stays, Discard leaves nothing behind.
+        try session.send(literal: "!")
+        try session.send(keys: ["Escape"])
+        try session.waitFor { $0.contains("Unsaved changes") && $0.contains("title") }
+        try session.send(literal: "c")
+        try session.waitFor { $0.contains("e2e!") && !$0.contains("Unsaved changes") }
+        try session.send(keys: ["Escape"])
+        try session.waitFor { $0.contains("Unsaved changes") }
+        try session.send(literal: "d")
+        try session.waitFor { $0.contains("row 1 of 200") }
+        #expect(try Self.sqlite(database, "SELECT title FROM books WHERE id = 1") == "The Dispossessed e2e")
+
+        // Autosave after its delay.
+        try session.send(literal: ":autosave 1")
+        try session.send(keys: ["Enter"])
+        try session.waitFor { $0.contains("Autosave 1 s") }
+        try session.send(keys: ["Enter"])
+        try session.waitFor { $0.contains("books › 1") }
+        try session.send(literal: "+")
+        try session.waitFor { $0.contains("saved ") }
+        #expect(try Self.sqlite(database, "SELECT title FROM books WHERE id = 1") == "The Dispossessed e2e+")
+
+        // A resize to 10×4 in a form, and back: the edit is still there.
+        try session.send(literal: "~")
+        try session.resize(width: 10, height: 4)
+        let tiny = try session.waitFor { screen in
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            return lines.filter { !$0.isEmpty }.count <= 4 && lines.allSatisfy { $0.count <= 10 } && screen.contains("books")
+        }
+        #expect(!tiny.isEmpty)
+        try session.resize(width: 100, height: 30)
+        try session.waitFor { $0.contains("books › 1") && $0.contains("e2e+~") }
+
+        // Quit: the pending edit is saved by autosave on the way out; the terminal is restored.
+        try session.send(keys: ["C-q"])
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+        #expect(try Self.sqlite(database, "SELECT title FROM books WHERE id = 1") == "The Dispossessed e2e+~")
+        #expect(try Self.sqlite(database, "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func errorsPrintOneLineAndLeaveTheTerminalAlone() throws {
+        let cardfile = try TmuxSession.programPath("cardfile")
+        let missing = try Self.run(cardfile, ["/nonexistent/folder/x.sqlite"], expectStatus: 2)
+        #expect(missing.split(separator: "\n").count == 1)
+        #expect(!missing.contains("\u{1B}"), "no terminal control sequences")
+    }
+
+    /// Runs a program to completion; returns standard output and error.
+    static func run(_ program: String, _ arguments: [String], expectStatus: Int32 = 0) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == expectStatus, "\(program) \(arguments): \(text)")
+        return text
+    }
+
+    static func sqlite(_ database: String, _ sql: String) throws -> String {
+        try run("/usr/bin/env", ["sqlite3", database, sql]).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
