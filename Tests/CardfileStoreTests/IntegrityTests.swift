@@ -292,4 +292,65 @@ struct IntegrityTests {
         #expect(try fixture.disk("SELECT x FROM t") == 1.5)
         #expect(storeError { try fixture.container.batchUpdate(table: "t", set: ["x": .real(.nan)]) }?.failures?.first?.rule == .notANumber)
     }
+
+    // MARK: Found by a second review
+
+    @Test func twoEditorsSavingAtOnceCannotBothWin() throws {
+        let fixture = try PeopleFixture()
+        let view = fixture.view
+        let ada = fixture.person(1)
+        for round in 0..<200 {
+            let one = fixture.container.editorContext(parent: view, name: "one")
+            let two = fixture.container.editorContext(parent: view, name: "two")
+            try one.update(ada, values: ["city": .text("one \(round)")])
+            try two.update(ada, values: ["city": .text("two \(round)")])
+            let failures = Locked(0)
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                if storeError({ try (index == 0 ? one : two).save() })?.conflicts != nil { failures.withLock { $0 += 1 } }
+            }
+            #expect(failures.withLock { $0 } == 1, "round \(round): exactly one save meets the other's edit")
+            view.rollback()
+        }
+    }
+
+    @Test func typingTheirValueIsNoEditAndNoConflict() throws {
+        let fixture = try PeopleFixture()
+        let view = fixture.view
+        let ada = fixture.person(1)
+        let a = fixture.container.editorContext(parent: view, name: "A")
+        let b = fixture.container.editorContext(parent: view, name: "B")
+        try b.update(ada, values: ["city": "B"])
+        try a.update(ada, values: ["city": "C"])
+        try a.save()
+        #expect(try b.record(for: ada)?.changedElsewhere == ["city"])
+        try b.update(ada, values: ["city": "C"])                // the person types theirs
+        #expect(!b.hasChanges)
+        try b.save()
+        try view.save()
+        #expect(try fixture.disk("SELECT city FROM people WHERE id = 1") == "C")
+    }
+
+    @Test func nullSetInAnEditorOfAnUnsavedInsertIsStoredAsNull() throws {
+        let fixture = try PeopleFixture(schema: "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT DEFAULT 'new');")
+        let view = fixture.view
+        let id = try view.insert(into: "t")
+        let editor = fixture.container.editorContext(parent: view)
+        try editor.update(id, values: ["s": .null])
+        try editor.save()
+        try view.save()
+        #expect(try fixture.disk("SELECT s IS NULL FROM t") == 1)
+    }
+
+    @Test func aRecordDeletedElsewhereWhoseEditIsTypedBackIsForgotten() throws {
+        let fixture = try PeopleFixture()
+        let view = fixture.view
+        let grace = fixture.person(2)
+        try view.update(grace, values: ["city": "Paris"])
+        try sqlite3(fixture.path, "DELETE FROM people WHERE id = 2;")
+        _ = try fixture.container.checkForExternalChanges()
+        #expect(try view.record(for: grace)?.isDeletedElsewhere == true)
+        try view.update(grace, values: ["city": "Arlington"])
+        #expect(try view.record(for: grace) == nil)
+        #expect(!view.hasChanges)
+    }
 }

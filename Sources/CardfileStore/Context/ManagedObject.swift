@@ -17,6 +17,10 @@ struct ManagedObject: Sendable {
     /// Edits by field index, persistent and transient.
     var edits: [Int: Edit] = [:]
     var isInserted = false
+    /// For a child context: the parent holds this object as an unsaved insert, so a field set
+    /// to the value it shows (NULL for a field never set) must still go up explicitly, or the
+    /// INSERT would leave the column to its default.
+    var sourceIsInserted = false
     /// For a deleted object, the column values the delete is checked against.
     var deletionBase: [Value]?
     var isDeletedElsewhere = false
@@ -39,7 +43,10 @@ struct ManagedObject: Sendable {
             return
         }
         let base = edits[field]?.base ?? self.value(field, entity: entity)
-        if value == base {
+        if sourceIsInserted {
+            edits[field] = Edit(value: value, base: base)
+        } else if value == base || value == snapshot?[field] {
+            // Back where it started, or the value the source holds now: nothing to write.
             edits.removeValue(forKey: field)
         } else {
             edits[field] = Edit(value: value, base: base)
@@ -87,7 +94,7 @@ struct ManagedObject: Sendable {
     }
 
     func hasPersistentChanges(entity: Entity) -> Bool {
-        isInserted || isDeleted || edits.contains { $0.key < entity.columnCount && $0.value.value != $0.value.base }
+        isInserted || isDeleted || edits.contains { $0.key < entity.columnCount && ($0.value.value != $0.value.base || sourceIsInserted) }
     }
 
     /// Edited persistent fields whose stored value moved away from the edit's base: the

@@ -6,6 +6,8 @@ struct SourceObject {
     var values: [Value]
     /// The parent's version of the object: a child re-synchronises when it changes.
     var version: UInt64
+    /// The parent holds it as an unsaved insert.
+    var isInserted = false
 }
 
 extension ObjectContext {
@@ -16,6 +18,7 @@ extension ObjectContext {
         guard let source = try loadFromSource([id], db: nil)[id] else { return nil }
         var object = ManagedObject(snapshot: source.values)
         object.sourceVersion = source.version
+        object.sourceIsInserted = source.isInserted
         object.version = state.changeCount
         state.register(object, for: id)
         return object
@@ -77,6 +80,7 @@ extension ObjectContext {
                 for (id, source) in try loadFromSource(missing, db: nil) {
                     var object = ManagedObject(snapshot: source.values)
                     object.sourceVersion = source.version
+                    object.sourceIsInserted = source.isInserted
                     object.version = state.changeCount
                     state.register(object, for: id)
                 }
@@ -84,7 +88,7 @@ extension ObjectContext {
             var result: [ObjectID: SourceObject] = [:]
             for id in ids {
                 guard let object = state.objects[id], !object.isDeleted else { continue }
-                result[id] = SourceObject(values: object.values(entity: try core.entity(id.table)), version: object.version)
+                result[id] = SourceObject(values: object.values(entity: try core.entity(id.table)), version: object.version, isInserted: object.isInserted)
             }
             return (state.changeCount, result)
         }

@@ -26,8 +26,7 @@ extension ObjectContext {
             try state.withLock { state in
                 try catchUp(&state, reading: nil)
                 if let parent {
-                    let changes = try childChanges(state, policy: policy)
-                    try parent.absorb(changes)
+                    try parent.absorb(childChanges(state), policy: policy)
                     try markSavedIntoParent(&state, parent: parent)
                 } else {
                     try RootSave(context: self, policy: policy).run(&state)
@@ -52,8 +51,7 @@ extension ObjectContext {
             try state.withLock { state in
                 try catchUp(&state, reading: nil)
                 guard let parent else { return try RootSave(context: self, policy: policy).run(&state) }
-                let changes = try childChanges(state, policy: policy)
-                let replaced = try parent.absorb(changes)
+                let replaced = try parent.absorb(childChanges(state), policy: policy)
                 let permanent: [ObjectID: ObjectID]
                 do {
                     permanent = try parent.saveToStore()
@@ -97,30 +95,25 @@ extension ObjectContext {
         let object: ManagedObject
     }
 
-    /// The changes to hand the parent, with conflicts against the parent's current values
-    /// resolved by `policy` (the child's state is caught up with the parent, so its snapshots
-    /// are the parent's values). Throws every conflict under `.error`.
-    private func childChanges(_ state: ContextState, policy: MergePolicy) throws -> [ChildChange] {
-        var changes: [ChildChange] = []
-        var conflicts: [MergeConflict] = []
-        for (id, object) in state.dirtyObjects where object.isInserted || object.isDeleted || !object.edits.isEmpty {
-            let entity = try core.entity(id.table)
-            guard let resolved = try resolve(object, id: id, entity: entity, policy: policy, conflicts: &conflicts) else { continue }
-            changes.append(ChildChange(id: id, object: resolved))
-        }
-        if !conflicts.isEmpty { throw StoreError.conflicts(conflicts) }
-        return changes.sorted { $0.object.insertSequence < $1.object.insertSequence }
+    /// The changes to hand the parent, in the order they were made.
+    private func childChanges(_ state: ContextState) -> [ChildChange] {
+        state.dirtyObjects
+            .filter { $0.object.isInserted || $0.object.isDeleted || !$0.object.edits.isEmpty }
+            .map { ChildChange(id: $0.id, object: $0.object) }
+            .sorted { $0.object.insertSequence < $1.object.insertSequence }
     }
 
-    /// One object's change after meeting the parent's value; nil when nothing of it goes up.
-    private func resolve(_ object: ManagedObject, id: ObjectID, entity: Entity, policy: MergePolicy, conflicts: inout [MergeConflict]) throws -> ManagedObject? {
-        guard !object.isInserted, let snapshot = object.snapshot else { return object }
+    /// One child object's change after meeting `theirs`, this (parent) context's current column
+    /// values (nil when the object is gone here); nil when nothing of it goes up. Checked
+    /// under this context's lock, so two children saving at once cannot both pass.
+    private func resolve(_ object: ManagedObject, id: ObjectID, entity: Entity, theirs: [Value]?, policy: MergePolicy, conflicts: inout [MergeConflict]) -> ManagedObject? {
+        guard !object.isInserted, object.snapshot != nil else { return object }
         let original = object.baseValues(entity: entity)
         let mine = object.columnValues(entity: entity)
-        let theirs = object.isDeletedElsewhere ? nil : Array(snapshot[0..<entity.columnCount])
         if object.isDeleted {
-            guard object.deletionMeetsChange(entity: entity) else { return object }
+            guard let theirs else { return nil }             // gone on both sides
             let bases = object.deletionBase ?? original
+            guard (0..<entity.columnCount).contains(where: { bases[$0] != theirs[$0] }) else { return object }
             switch policy {
             case .error:
                 conflicts.append(MergeConflict(objectID: id, kind: .deleteUpdate, fields: MergeConflict.fields(entity: entity, original: bases, mine: bases, theirs: theirs)))
@@ -133,7 +126,7 @@ extension ObjectContext {
                 return nil
             }
         }
-        if object.isDeletedElsewhere {
+        guard let theirs else {
             guard object.hasPersistentChanges(entity: entity) else { return nil }
             switch policy {
             case .error:
@@ -145,7 +138,9 @@ extension ObjectContext {
                 return nil
             }
         }
-        let contested = object.changedElsewhere(entity: entity)
+        // A field I changed whose value here moved away from where my edit started, to
+        // something other than my value.
+        let contested = object.persistentChanges(entity: entity).filter { theirs[$0] != original[$0] && theirs[$0] != mine[$0] }
         guard !contested.isEmpty else { return object }
         var resolved = object
         switch policy {
@@ -155,7 +150,7 @@ extension ObjectContext {
         case .objectTrump, .overwrite:
             // Mine wins: the edit now starts from the parent's value, so the parent does not
             // meet the same conflict again with the store.
-            for field in contested { resolved.set(field, to: mine[field], base: snapshot[field]) }
+            for field in contested { resolved.set(field, to: mine[field], base: theirs[field]) }
         case .storeTrump:
             for field in contested { resolved.edits.removeValue(forKey: field) }
         case .rollback:
@@ -185,9 +180,14 @@ extension ObjectContext {
                 fresh.insertSequence = object.insertSequence
                 fresh.sourceVersion = source.version
                 state.store(fresh, for: id)
-            } else {
-                object.sourceVersion = source.version
-                state.register(object, for: id)
+            } else if source.version != object.sourceVersion {
+                // The parent may have merged a commit while this save ran: take its values.
+                let entity = try core.entity(id.table)
+                merge(id, source: source, entity: entity, into: &state)
+                if var merged = state.objects[id] {
+                    merged.sourceVersion = source.version
+                    state.register(merged, for: id)
+                }
             }
         }
     }
@@ -198,9 +198,24 @@ extension ObjectContext {
     ///
     /// Returns the objects it replaced as they were before (nil for those it added), so a
     /// failed save through the parents can put them back.
+    /// First every change meets this context's current values under `policy` (the child's);
+    /// under `.error` any conflict throws and nothing here changes.
     @discardableResult
-    func absorb(_ changes: [ChildChange]) throws -> [ObjectID: ManagedObject?] {
+    func absorb(_ incoming: [ChildChange], policy: MergePolicy) throws -> [ObjectID: ManagedObject?] {
         try withState { state in
+            var changes: [ChildChange] = []
+            var conflicts: [MergeConflict] = []
+            for change in incoming {
+                let entity = try core.entity(change.id.table)
+                var theirs: [Value]?
+                if !change.object.isInserted, let current = try registeredObject(change.id, entity: entity, in: &state),
+                   !current.isDeleted, !current.isDeletedElsewhere {
+                    theirs = current.columnValues(entity: entity)
+                }
+                guard let resolved = resolve(change.object, id: change.id, entity: entity, theirs: theirs, policy: policy, conflicts: &conflicts) else { continue }
+                changes.append(ChildChange(id: change.id, object: resolved))
+            }
+            if !conflicts.isEmpty { throw StoreError.conflicts(conflicts) }
             var previous: [ObjectID: ManagedObject?] = [:]
             for change in changes {
                 previous[change.id] = .some(state.objects[change.id])

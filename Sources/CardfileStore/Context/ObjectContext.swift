@@ -162,7 +162,13 @@ public final class ObjectContext: @unchecked Sendable {
                 object.set(field, to: value, entity: entity)
             }
             // Writing a form back whole changes nothing when every value is the same.
-            if object.edits != before { state.store(object, for: id) }
+            guard object.edits != before else { return }
+            if object.isDeletedElsewhere, !object.hasPersistentChanges(entity: entity) {
+                // Its row is gone and nothing of it is left to save.
+                state.remove(id)
+            } else {
+                state.store(object, for: id)
+            }
         }
     }
 

@@ -276,15 +276,31 @@ extension LiveQuery {
     /// The sorted keys' indexes, then one virtual index per unsaved insert.
     var sortedEntryCount: Int { (sorted?.count ?? 0) + overlay.inserted.count }
 
+    /// ``sortedGone`` in ascending order (cached until it changes).
+    private var goneInOrder: [Int] {
+        if let cached = sortedGoneInOrder { return cached }
+        let ordered = sortedGone.sorted()
+        sortedGoneInOrder = ordered
+        return ordered
+    }
+
     /// Where the entry at `index` stands now: rows found gone since the sort no longer count.
     func sortedPosition(ofIndex index: Int) -> Int {
-        index - sortedGone.reduce(0) { $0 + ($1 < index ? 1 : 0) }
+        // Binary search: how many gone indexes lie below `index`.
+        let gone = goneInOrder
+        var low = 0
+        var high = gone.count
+        while low < high {
+            let middle = (low + high) / 2
+            if gone[middle] < index { low = middle + 1 } else { high = middle }
+        }
+        return index - low
     }
 
     /// The index of the entry now at `position` (clamped to the last entry).
     func sortedIndex(forPosition position: Int) -> Int {
         var index = max(0, position)
-        for gone in sortedGone.sorted() {
+        for gone in goneInOrder {
             if gone <= index { index += 1 } else { break }
         }
         return min(index, max(0, sortedEntryCount - 1))
@@ -306,8 +322,11 @@ extension LiveQuery {
         guard let sorted, limit > 0 else { return [] }
         var found: [SortedEntry] = []
         var next = start
+        // Batches grow when they keep finding gone rows, so a long run of deleted rows costs a
+        // few queries, not one per window.
+        var batch = limit + 16
         while found.count < limit, backward ? next >= 0 : next < sortedEntryCount {
-            let batch = limit - found.count + 16
+            defer { batch = min(batch * 2, 1 << 14) }
             let range = backward ? max(0, next - batch + 1)..<(next + 1) : next..<min(sortedEntryCount, next + batch)
             next = backward ? range.lowerBound - 1 : range.upperBound
             let storedRange = range.clamped(to: 0..<sorted.count)
@@ -395,6 +414,11 @@ extension LiveQuery {
               let index = sortedIndex(of: selection) else {
             let selecting: Selecting = old.selection.map { .idOrNeighbour($0, order: old.rows.map(\.id)) } ?? .line(0)
             try show(firstRow: old.firstRow, selecting: selecting)
+            if let selection = old.selection, !selection.isTemporary, sorted != nil, window.selection != selection {
+                // A row the sorted keys do not hold yet (a saved insert): selected again when
+                // the new order arrives.
+                awaitedSelection = (selection, old.selectedLine ?? 0, window.selection)
+            }
             return
         }
         let (slice, anchor) = try read { db in try sortedSlice(around: index, line: line, db: db) }
@@ -411,7 +435,10 @@ extension LiveQuery {
         var line = old.selectedLine ?? 0
         var anchor: Int?
         var vanishedKey: [Value]?
-        if let remembered = vanishedSelection, old.selection == remembered.replacement {
+        if let awaited = awaitedSelection, old.selection == awaited.replacement, let index = sortedIndex(of: awaited.id) {
+            anchor = index
+            line = awaited.line
+        } else if let remembered = vanishedSelection, old.selection == remembered.replacement {
             vanishedKey = remembered.key
             line = remembered.line
         } else if let selection = old.selection {
@@ -422,6 +449,7 @@ extension LiveQuery {
             }
         }
         vanishedSelection = nil
+        awaitedSelection = nil
         if anchor == nil, let vanishedKey {
             anchor = try read { db -> Int? in
                 let next = try forward(from: vanishedKey, inclusive: false, limit: 1, db: db).first

@@ -47,7 +47,14 @@ public final class LiveQuery {
     var sorted: SortedKeys?
     /// Indexes of ``sorted`` whose rows were found gone (deleted, or no longer matching) since
     /// the sort: positions and the count skip them until the next sort.
-    var sortedGone: Set<Int> = []
+    var sortedGone: Set<Int> = [] {
+        didSet { sortedGoneInOrder = nil }
+    }
+    /// ``sortedGone`` in ascending order, built when first needed.
+    var sortedGoneInOrder: [Int]?
+    /// On the sorted path, a selected row not yet in the sorted keys (an insert just saved):
+    /// selected again once the new order has it, unless the person moved meanwhile.
+    var awaitedSelection: (id: ObjectID, line: Int, replacement: ObjectID?)?
     /// On the sorted path, a selection that vanished before the new order arrived: its old
     /// sort key and line, and the row standing in for it meanwhile.
     var vanishedSelection: (key: [Value], line: Int, replacement: ObjectID)?
@@ -133,6 +140,7 @@ public final class LiveQuery {
         sorted = nil
         sortedGone = []
         vanishedSelection = nil
+        awaitedSelection = nil
         builtAt = nil
         worker.cancel()
         let pending = try context.pendingRows(for: query.entity)

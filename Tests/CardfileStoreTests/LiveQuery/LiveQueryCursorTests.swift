@@ -68,6 +68,23 @@ struct LiveQueryCursorTests {
         #expect(live.window.selection == fixture.item(next))
     }
 
+    @Test(arguments: [true, false])
+    func aSelectedInsertStaysSelectedOnceSaved(indexed: Bool) throws {
+        let fixture = try ItemsFixture(rows: 200)
+        let sort = indexed ? [ColumnSort("year")] : [ColumnSort("name")]
+        let live = try fixture.liveQuery(LiveQuerySpec(table: "items", sort: sort), height: 10)
+        var clock = TestClock()
+        let inserted = try fixture.view.insert(into: "items", values: ["name": "mmm new", "year": 1985])
+        try Self.settle(live, &clock)
+        try live.select(inserted)
+        #expect(live.window.selection == inserted)
+        try fixture.view.save()
+        try Self.settle(live, &clock)
+        let saved = try #require(live.window.selection)
+        #expect(!saved.isTemporary)
+        #expect(try fixture.view.record(for: saved)?["name"] == "mmm new")
+    }
+
     // MARK: - Randomized, against an SQL oracle
 
     /// A live query driven by random moves and random changes from every source, checked
