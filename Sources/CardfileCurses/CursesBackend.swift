@@ -42,6 +42,9 @@ public final class CursesBackend: Backend {
     private let inputDescriptor: Int32
     private let wakePipe: (read: Int32, write: Int32)
     private var decoder = KeyDecoder()
+    /// When input last arrived: held-back bytes are flushed only once the decoder's delay has
+    /// passed since then, never because a caller's shorter deadline ran out.
+    private var lastInput = ContinuousClock.now
     private var queued: [Event] = []
     private var previous: Buffer?
     private var styleResolver: StyleResolver
@@ -313,7 +316,8 @@ public final class CursesBackend: Backend {
             // A lone ESC waits only the escape delay for the rest of a sequence, a paste a
             // little longer for its end marker.
             if let delay = decoder.pendingDelay {
-                let milliseconds = Int32(delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
+                let left = max(.zero, lastInput + delay - ContinuousClock.now)
+                let milliseconds = Int32(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
                 wait = wait < 0 ? milliseconds : min(wait, milliseconds)
             }
             let ready = cf_wait_readable(inputDescriptor, wakePipe.read, wait)
@@ -332,8 +336,9 @@ public final class CursesBackend: Backend {
                 var bytes = [UInt8](repeating: 0, count: 4096)
                 let count = read(inputDescriptor, &bytes, bytes.count)
                 if count <= 0 { return .terminate }           // the terminal went away
+                lastInput = ContinuousClock.now
                 queued += decoder.feed(bytes[0..<count])
-            } else if decoder.hasPending {
+            } else if let delay = decoder.pendingDelay, ContinuousClock.now - lastInput >= delay {
                 queued += decoder.flush()
             }
             if !queued.isEmpty { return queued.removeFirst() }

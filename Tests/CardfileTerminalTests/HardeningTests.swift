@@ -148,6 +148,48 @@ struct HardeningTests {
         #expect(Self.rowProblems(tall).isEmpty)
     }
 
+    // MARK: Found by a second review
+
+    @Test func aRunawayCSIEndsTheSameWholeOrSplit() {
+        let bytes: [UInt8] = [0x1B, 0x5B] + Array(repeating: 0x31, count: 70) + [0x20, 0x39, 0x41]
+        let whole = Self.decode(bytes)
+        var decoder = KeyDecoder()
+        let split = decoder.feed(bytes[..<72]) + decoder.feed(bytes[72...]) + decoder.flush()
+        #expect(whole == split)
+        #expect(whole == [.key(KeyEvent(.character("9"))), .key(KeyEvent(.character("A")))])
+    }
+
+    @Test func anX10ReportWithAControlByteGivesUp() {
+        #expect(Self.decode([0x1B, 0x5B, 0x4D, 0x1B, 0x5B, 0x41]) == [.key(KeyEvent(.up))])
+    }
+
+    @Test func aHugePasteInOneReadStillComesInBoundedPieces() {
+        let body = [UInt8](repeating: 0x62, count: 3 * KeyDecoder.pasteChunkBytes + 5)
+        let events = Self.decode(Array("\u{1B}[200~".utf8) + body + Array("\u{1B}[201~".utf8))
+        var total = 0
+        for event in events {
+            guard case .paste(let text) = event else { Issue.record("not a paste: \(event)"); continue }
+            #expect(text.utf8.count <= KeyDecoder.pasteChunkBytes)
+            total += text.utf8.count
+        }
+        #expect(total == body.count)
+    }
+
+    @Test func longTextIsMeasuredOnlyAsFarAsItShows() {
+        // Quadratic measuring made each of these take hours; they must take no time at all.
+        var field = TextFieldState(text: String(repeating: "a", count: 200_000))
+        var buffer = Buffer(size: Size(width: 80, height: 3))
+        TextField().render(in: Rect(x: 0, y: 0, width: 80, height: 1), buffer: &buffer, state: &field)
+        #expect(buffer.line(0).hasSuffix("a "))
+        let dialog = Dialog(title: "t", message: String(repeating: "x", count: 200_000), buttons: [DialogButton("OK", hotkey: "o")])
+        dialog.render(in: buffer.area, buffer: &buffer)
+        var area = TextAreaState(text: "one\ntwo")
+        _ = area.handle(KeyEvent(.pageDown), pageHeight: .max)
+        _ = area.handle(KeyEvent(.pageUp), pageHeight: .min)
+        Table(columns: [TableColumn("a", minWidth: .max), TableColumn("b", minWidth: .max)], rows: [["1", "2"]]).render(in: buffer.area, buffer: &buffer)
+        #expect(Self.rowProblems(buffer).isEmpty)
+    }
+
     // MARK: - Seeded fuzzing
 
     @Test func keyDecoderFuzz() {

@@ -27,6 +27,8 @@ public struct KeyDecoder: Sendable {
     private var paste: [UInt8]?
     /// Inside a CSI sequence too long to be one the decoder knows: skipping to its final byte.
     private var discardingCSI = false
+    /// The skipped sequence reached its intermediate bytes: a parameter byte now breaks it.
+    private var discardingIntermediates = false
 
     /// The longest escape sequence kept while it arrives; longer ones are skipped.
     public static let maximumSequenceLength = 64
@@ -69,6 +71,7 @@ public struct KeyDecoder: Sendable {
             events.append(.paste(Self.pasteText(text)))
         }
         discardingCSI = false
+        discardingIntermediates = false
         return events
     }
 
@@ -91,6 +94,11 @@ public struct KeyDecoder: Sendable {
             if paste != nil {
                 if let end = find(Self.pasteEnd, in: pending, from: index) {
                     paste!.append(contentsOf: pending[index..<end])
+                    while paste!.count > Self.pasteChunkBytes {
+                        let cut = Self.chunkBoundary(Array(paste![..<Self.pasteChunkBytes]))
+                        events.append(.paste(Self.pasteText(paste![..<cut])))
+                        paste!.removeFirst(cut)
+                    }
                     events.append(.paste(Self.pasteText(paste!)))
                     paste = nil
                     index = end + Self.pasteEnd.count
@@ -100,8 +108,8 @@ public struct KeyDecoder: Sendable {
                 let keep = min(Self.pasteEnd.count - 1, pending.count - index)
                 paste!.append(contentsOf: pending[index..<(pending.count - keep)])
                 index = pending.count - keep
-                if paste!.count >= Self.pasteChunkBytes {
-                    let cut = Self.chunkBoundary(paste!)
+                while paste!.count >= Self.pasteChunkBytes {
+                    let cut = Self.chunkBoundary(Array(paste![..<Self.pasteChunkBytes]))
                     events.append(.paste(Self.pasteText(paste![..<cut])))
                     paste!.removeFirst(cut)
                 }
@@ -109,11 +117,18 @@ public struct KeyDecoder: Sendable {
             }
             let byte = pending[index]
             if discardingCSI {
-                if (0x20...0x3F).contains(byte) {
+                // The same grammar as parseCSI: parameters, then intermediates, then a final byte.
+                if (0x30...0x3F).contains(byte), !discardingIntermediates {
+                    index += 1
+                    continue
+                }
+                if (0x20...0x2F).contains(byte) {
+                    discardingIntermediates = true
                     index += 1
                     continue
                 }
                 discardingCSI = false
+                discardingIntermediates = false
                 if (0x40...0x7E).contains(byte) { index += 1 }
                 continue
             }
@@ -148,8 +163,9 @@ public struct KeyDecoder: Sendable {
                 case .pasteStart(let length):
                     paste = []
                     index += length
-                case .discard(let length):
+                case .discard(let length, let intermediates):
                     discardingCSI = true
+                    discardingIntermediates = intermediates
                     index += length
                 }
                 continue
@@ -167,7 +183,7 @@ public struct KeyDecoder: Sendable {
         case event(Event?, length: Int)
         case pasteStart(length: Int)
         /// A CSI sequence too long to keep: skip these bytes and the rest of it.
-        case discard(length: Int)
+        case discard(length: Int, intermediates: Bool)
     }
 
     private func parseEscape(at start: Int, final: Bool) -> Parsed {
@@ -222,7 +238,12 @@ public struct KeyDecoder: Sendable {
         }
         // X10 mouse: ESC [ M b x y
         if pending[index] == 0x4D {
-            guard index + 3 < pending.count else { return .incomplete }
+            // Its three bytes are printable; a control byte among them means it is broken.
+            for offset in 1...3 {
+                guard index + offset < pending.count else { return .incomplete }
+                let byte = pending[index + offset]
+                if byte < 0x20 || byte == 0x7F { return .event(nil, length: index + 1 - start) }
+            }
             let button = Int(pending[index + 1]) - 32
             let x = Int(pending[index + 2]) - 33
             let y = Int(pending[index + 3]) - 33
@@ -235,7 +256,7 @@ public struct KeyDecoder: Sendable {
         let paramEnd = index
         while index < pending.count, (0x20...0x2F).contains(pending[index]) { index += 1 }
         guard index < pending.count else {
-            return index - start > Self.maximumSequenceLength ? .discard(length: index - start) : .incomplete
+            return index - start > Self.maximumSequenceLength ? .discard(length: index - start, intermediates: index > paramEnd) : .incomplete
         }
         let finalByte = pending[index]
         // A byte that cannot end a CSI sequence (a control, ESC, DEL, non-ASCII): the sequence

@@ -104,20 +104,18 @@ public struct Dialog: Widget, Sendable {
                     line = candidate
                 } else {
                     if !line.isEmpty { lines.append(line) }
-                    line = String(word)
-                    while line.displayWidth > width {
-                        // The longest prefix that fits; a word wider than the line breaks there.
-                        var head = ""
-                        var used = 0
-                        for character in line {
-                            let cells = Glyph(character).width
-                            if used + cells > width { break }
-                            head.append(character)
-                            used += cells
+                    // A word wider than the line breaks where it reaches the edge, in one pass.
+                    line = ""
+                    var used = 0
+                    for character in word {
+                        let cells = Glyph(character).width
+                        if used + cells > width, !line.isEmpty {
+                            lines.append(line)
+                            line = ""
+                            used = 0
                         }
-                        if head.isEmpty { break }
-                        lines.append(head)
-                        line = String(line.dropFirst(head.count))
+                        line.append(character)
+                        used += cells
                     }
                 }
             }

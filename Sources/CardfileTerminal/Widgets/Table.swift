@@ -8,8 +8,9 @@ public struct TableColumn: Hashable, Sendable {
 
     public init(_ title: String, minWidth: Int = 3, maxWidth: Int = 40, alignment: Alignment = .left) {
         self.title = title
-        self.minWidth = max(1, minWidth)
-        self.maxWidth = max(self.minWidth, maxWidth)
+        // No screen is 10,000 cells wide; holding widths there keeps the layout's sums small.
+        self.minWidth = min(max(1, minWidth), 10_000)
+        self.maxWidth = min(max(self.minWidth, maxWidth), 10_000)
         self.alignment = alignment
     }
 }

@@ -87,8 +87,8 @@ public struct TextAreaState: Hashable, Sendable {
         case (.right, _): cursor = min(characters.count, cursor + 1)
         case (.up, _): moveToLine(here.line - 1)
         case (.down, _): moveToLine(here.line + 1)
-        case (.pageUp, _): moveToLine(here.line - pageHeight)
-        case (.pageDown, _): moveToLine(here.line + pageHeight)
+        case (.pageUp, _): moveToLine(here.line - min(max(1, pageHeight), all.count))
+        case (.pageDown, _): moveToLine(here.line + min(max(1, pageHeight), all.count))
         case (.home, _), (.character("a"), true): cursor = lineStart
         case (.end, _), (.character("e"), true): cursor = lineEnd
         case (.character("k"), true):

@@ -109,12 +109,34 @@ public struct TextFieldState: Hashable, Sendable {
     mutating func fit(width: Int) -> Int {
         guard width > 0 else { return 0 }
         scroll = min(scroll, cursor)
-        func columns(_ range: Range<Int>) -> Int { characters[range].reduce(0) { $0 + Glyph($1).width } }
-        // The cursor needs one cell of its own. Scroll right until it fits, and back left
-        // while there is room (after the field grew wider).
-        while scroll < cursor, columns(scroll..<cursor) + 1 > width { scroll += 1 }
-        while scroll > 0, columns((scroll - 1)..<characters.count) + 1 <= width { scroll -= 1 }
-        return columns(scroll..<cursor)
+        // Every walk below stops once it has measured `width` cells, so a field holding a
+        // whole book costs no more than a short one.
+        // The cursor needs one cell of its own: the first character that can be shown with it.
+        var used = 1
+        var start = cursor
+        while start > 0 {
+            let cells = Glyph(characters[start - 1]).width
+            if used + cells > width { break }
+            used += cells
+            start -= 1
+        }
+        scroll = max(scroll, start)
+        // Scroll back left while the text from there to its end fits (the field grew wider).
+        var tail = 1
+        var index = scroll
+        while index < characters.count, tail <= width {
+            tail += Glyph(characters[index]).width
+            index += 1
+        }
+        if tail <= width {
+            while scroll > 0 {
+                let cells = Glyph(characters[scroll - 1]).width
+                if tail + cells > width { break }
+                tail += cells
+                scroll -= 1
+            }
+        }
+        return characters[scroll..<cursor].reduce(0) { $0 + Glyph($1).width }
     }
 }
 
