@@ -62,6 +62,7 @@ let package = Package(
         .executableTarget(
             name: "cardfile-bench",
             dependencies: [
+                "CardfileApp",
                 "CardfileStore",
                 "CardfileTerminal",
                 "CardfileCurses",

@@ -6,7 +6,7 @@ import Foundation
 struct CardfileBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cardfile-bench",
-        abstract: "Measures Cardfile's store, live queries and terminal rendering. Run in release mode.")
+        abstract: "Measures Cardfile's store, live queries, terminal rendering and the editor. Run in release mode.")
 
     @Option(help: "Rows in the generated table.")
     var rows = 1_000_000
@@ -14,22 +14,30 @@ struct CardfileBench: ParsableCommand {
     @Option(help: "Saves (and raw commits) to time.")
     var saves = 5_000
 
-    @Argument(help: "Sections to run: store, live, terminal (default: all).")
+    @Argument(help: "Sections to run: store, live, terminal, app (default: all).")
     var sections: [String] = []
 
     @Option(help: .hidden)
     var browseMemory: String?
 
+    @Option(help: .hidden)
+    var browseApp: String?
+
     func run() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        if let browseApp {
+            let result = try AppBrowseMemoryBenchmark(path: browseApp).run()
+            print("\(result.rss) \(result.pages) \(result.seconds)")
+            return
+        }
         if let browseMemory {
             let result = try BrowseMemoryBenchmark(path: browseMemory).run()
             print("\(result.rss) \(result.pages) \(result.seconds)")
             return
         }
-        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal"] : sections)
+        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app"] : sections)
 
         if wanted.contains("store") {
             let path = "\(folder)/store.sqlite"
@@ -63,6 +71,26 @@ struct CardfileBench: ParsableCommand {
         }
         if wanted.contains("terminal") {
             try TerminalBenchmark().run()
+        }
+        if wanted.contains("app") {
+            let path = "\(folder)/app.sqlite"
+            try BenchmarkDatabase.create(at: path, rows: rows)
+            try AppBenchmark(path: path, rows: rows).run()
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = ["--browse-app", path]
+            let output = Pipe()
+            child.standardOutput = output
+            try child.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            var memory = ResultTable("Editor memory")
+            if fields.count == 3 {
+                memory.add("RSS after paging through all \(rows.formatted()) rows (\(Int(fields[1]).formatted()) pages in \(duration(fields[2])))",
+                           String(format: "%.1f MiB", fields[0]), goal: "< 40 MiB")
+            }
+            memory.print()
         }
     }
 }

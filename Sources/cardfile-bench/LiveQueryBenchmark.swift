@@ -39,10 +39,12 @@ struct LiveQueryBenchmark {
 
         // Re-sort by an unindexed text column while a simulated UI loop ticks every 10 ms.
         let live = byKey!
+        var firstWindow = 0.0
         let resort = try tickingLoop(
-            { try live.setSpec(LiveQuerySpec(table: "items", sort: [ColumnSort("name")])) },
+            { firstWindow = try Measure.time { try live.setSpec(LiveQuerySpec(table: "items", sort: [ColumnSort("name")])) } },
             until: { live.activity == .idle }, on: live)
-        table.add("re-sort by unindexed text: until the new first window", duration(resort.elapsed))
+        table.add("re-sort by unindexed text: new first window (top-N)", duration(firstWindow), goal: "< 150 ms")
+        table.add("  … until the whole order is sorted (background)", duration(resort.elapsed))
         table.add("  longest stall of a 10 ms UI loop meanwhile", duration(resort.longestStall))
         let sortedPage = Distribution(try Measure.samples(200) { _ in try live.pageDown() })
         let sortedJump = try Measure.time { try live.jump(toRow: rows * 7 / 10) }

@@ -7,9 +7,9 @@ import GRDB
 /// - when an index serves the order (the primary key order always does), by keyset: "the
 ///   rows after this key", which costs the same anywhere in the table; a positional index of
 ///   every n-th key, built in the background with the count, makes "row N" a seek too;
-/// - when no index serves it, SQLite sorts the matching rows' keys once in the background
-///   (the previous rows stay on screen meanwhile, ``activity`` reports progress), and windows
-///   are read by key from that list.
+/// - when no index serves it, the first page comes at once from a top-N query, SQLite sorts
+///   the matching rows' keys once in the background (``activity`` reports progress), and
+///   windows are then read by key from that list.
 ///
 /// It stays live: commits that touch the table (any context, batch operations, imports,
 /// other processes once ``Container/checkForExternalChanges()`` noticed them) and changes in
@@ -115,8 +115,9 @@ public final class LiveQuery {
     // MARK: - Changing what is shown
 
     /// Shows another order, filter or table. The selected row stays selected when it is still
-    /// in the result. For an order no index serves, the previous rows stay on screen until the
-    /// new order is ready.
+    /// in the result. For an order no index serves, the first page of the new result shows at
+    /// once (from a top-N query), keeping the selected row when it is on that page; the rest of
+    /// the order is sorted in the background.
     public func setSpec(_ newSpec: LiveQuerySpec) throws(StoreError) {
         let newEntity = try core.entity(newSpec.table)
         let newQuery = try Self.makeQuery(entity: newEntity, spec: newSpec)
@@ -157,8 +158,16 @@ public final class LiveQuery {
             } else {
                 try show(firstRow: 0, selecting: .line(0))
             }
+        } else {
+            // No index serves the order: SQLite's top-N sort (ORDER BY … LIMIT) gives the first
+            // page at once, a fraction of a full sort; the sorted keys for scrolling and
+            // positions follow in the background. The selected row stays selected when it is
+            // on that page.
+            let keep = keepingSelection ? window.selection : nil
+            windowKeys = []
+            let slice = try read { db in try keyedSlice(at: 0, db: db) }
+            install(slice, selecting: keep.map { .id($0) } ?? .line(0))
         }
-        // Without an index the old rows stay until the sorted keys arrive.
         scheduleBackground()
     }
 
