@@ -53,15 +53,7 @@ struct CardfileBench: ParsableCommand {
             for size in [100_000, rows] {
                 let sized = "\(folder)/browse-\(size).sqlite"
                 try BenchmarkDatabase.create(at: sized, rows: size)
-                let child = Process()
-                child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-                child.arguments = ["--browse-memory", sized]
-                let output = Pipe()
-                child.standardOutput = output
-                try child.run()
-                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                child.waitUntilExit()
-                let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                let fields = try Self.inChildProcess(["--browse-memory", sized])
                 if fields.count == 3 {
                     memory.add("\(size.formatted()) rows: RSS after \(Int(fields[1]).formatted()) pages in \(duration(fields[2]))", String(format: "%.1f MiB", fields[0]), goal: "< 40 MiB")
                 }
@@ -76,15 +68,7 @@ struct CardfileBench: ParsableCommand {
             let path = "\(folder)/app.sqlite"
             try BenchmarkDatabase.create(at: path, rows: rows)
             try AppBenchmark(path: path, rows: rows).run()
-            let child = Process()
-            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-            child.arguments = ["--browse-app", path]
-            let output = Pipe()
-            child.standardOutput = output
-            try child.run()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            child.waitUntilExit()
-            let fields = text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            let fields = try Self.inChildProcess(["--browse-app", path])
             var memory = ResultTable("Editor memory")
             if fields.count == 3 {
                 memory.add("RSS after paging through all \(rows.formatted()) rows (\(Int(fields[1]).formatted()) pages in \(duration(fields[2])))",
@@ -92,5 +76,19 @@ struct CardfileBench: ParsableCommand {
             }
             memory.print()
         }
+    }
+
+    /// Runs this benchmark again in a child process with `arguments` (so a measurement has a
+    /// heap of its own) and returns the numbers it prints.
+    static func inChildProcess(_ arguments: [String]) throws -> [Double] {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        child.arguments = arguments
+        let output = Pipe()
+        child.standardOutput = output
+        try child.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        return text.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 }
