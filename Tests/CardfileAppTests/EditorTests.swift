@@ -234,6 +234,25 @@ struct EditorTests {
         #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaWQ")
     }
 
+    @Test func aSignalOrAVanishedTerminalEndsTheProgramAfterSavingWhatItCan() throws {
+        // Found by hand: a killed tmux left the editor asking a question nobody could answer,
+        // reading end-of-file in a loop.
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type("T")
+        harness.backend.enqueue([.terminate])
+        try harness.settle()
+        #expect(!harness.app.isRunning)
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaT")
+
+        let invalid = try AppHarness()
+        try invalid.press(KeyEvent(.enter), .control("n"))        // name is NOT NULL: cannot be saved
+        invalid.backend.enqueue([.terminate])
+        try invalid.settle()
+        #expect(!invalid.app.isRunning)
+        #expect(try invalid.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
+    }
+
     @Test func quitDiscardingAsksNothing() throws {
         let harness = try AppHarness()
         try harness.press(KeyEvent(.enter))

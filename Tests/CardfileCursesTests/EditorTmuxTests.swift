@@ -69,6 +69,27 @@ struct EditorTmuxTests {
         #expect(try Self.sqlite(database, "PRAGMA integrity_check") == "ok")
     }
 
+    @Test func sigtermSavesThePendingEditAndRestoresTheTerminal() throws {
+        let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
+        let folder = TmuxSession.folderFor(socket)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let name = "library-\(UUID().uuidString).sqlite"
+        let database = folder.appendingPathComponent(name).path
+        _ = try Self.run(try TmuxSession.programPath("cardfile"), ["demo", database, "--rows", "50"])
+        let session = try TmuxSession(terminal: "screen-256color", width: 80, height: 24, program: "cardfile",
+                                      arguments: [database, "--table", "authors", "--autosave", "off"], socket: socket, tag: name)
+        defer { session.close() }
+        try session.waitFor { $0.contains("row 1 of 6") }
+        try session.send(keys: ["Enter"])
+        try session.waitFor { $0.contains("authors › 1") }
+        try session.send(literal: "!")
+        try session.waitFor { $0.contains("modified") }
+        try session.signal("TERM")
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+        #expect(try Self.sqlite(database, "SELECT name FROM authors WHERE id = 1") == "Ursula K. Le Guin!")
+    }
+
     @Test func errorsPrintOneLineAndLeaveTheTerminalAlone() throws {
         let cardfile = try TmuxSession.programPath("cardfile")
         let missing = try Self.run(cardfile, ["/nonexistent/folder/x.sqlite"], expectStatus: 2)

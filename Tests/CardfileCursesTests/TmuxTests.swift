@@ -114,19 +114,20 @@ final class TmuxSession {
     let tag: String
 
     /// Runs `program` (the toolkit demo by default) in the pane. The demo is given `--tag`;
-    /// another program is named by its arguments, which must hold something unique to the
-    /// session, such as a file in ``folder`` (see ``folderFor(_:)``).
-    init(terminal: String, width: Int, height: Int, program: String = "cardfile-termdemo", arguments: [String] = [], environment: String = "", socket: String? = nil) throws {
+    /// another program is named by `tag`, a word of its arguments that nothing else running
+    /// has on its command line (a file name of its own, say).
+    init(terminal: String, width: Int, height: Int, program: String = "cardfile-termdemo", arguments: [String] = [], environment: String = "",
+         socket: String? = nil, tag: String? = nil) throws {
         if let socket { self.socket = socket }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(self.socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let demo = try Self.programPath(program)
         var arguments = arguments
         if program == "cardfile-termdemo" {
-            tag = UUID().uuidString
-            arguments = ["--tag", tag] + arguments
+            self.tag = UUID().uuidString
+            arguments = ["--tag", self.tag] + arguments
         } else {
-            tag = folder.path
+            self.tag = tag ?? UUID().uuidString
         }
         // Job control as in an interactive shell: the demo gets a process group of its own, so
         // Ctrl-Z really stops it (a stop signal sent to an orphaned group is discarded). When it

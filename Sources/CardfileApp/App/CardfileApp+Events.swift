@@ -11,7 +11,10 @@ extension CardfileApp {
             do { try list?.setHeight(listHeight) } catch { show(error.message, role: .error, now: now) }
             return []
         case .terminate:
-            return quit(force: false, now: now)
+            // A signal or a terminal that went away: nobody is there to answer a question.
+            // Keep what can be kept (save the form), then end whatever that save said.
+            if let form, form.session.hasPersistentChanges, readOnlyReason == nil { save(form, now: now, quietly: true) }
+            return quit(force: true, now: now)
         case .paste(let text):
             return paste(text, now: now)
         case .mouse:

@@ -72,7 +72,8 @@ extension CardfileApp {
     /// The status bar: where you are on the left, the position in the middle, the save state
     /// (or why nothing can be saved) on the right.
     var statusBar: StatusBar {
-        let file = (container.path as NSString).lastPathComponent
+        var file = (container.path as NSString).lastPathComponent
+        if file.count > 24 { file = file.prefix(12) + "…" + file.suffix(10) }   // the position matters more
         var left = file
         var center: [String] = []
         if let list {
