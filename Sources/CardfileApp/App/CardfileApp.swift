@@ -51,6 +51,10 @@ public final class CardfileApp {
     private var countToken = 0
     /// The command line between uses: its history.
     var savedPrompt = CommandPromptState()
+    /// When the loop next asks the store whether another process committed.
+    var nextPoll: ContinuousClock.Instant
+    /// Outside commits noticed and not yet shown on screen.
+    var outsideChangesPending = false
 
     /// What covers the screen, taking the keys.
     enum Overlay {
@@ -85,6 +89,11 @@ public final class CardfileApp {
 
     /// How long a notice stays.
     static let noticeTime: Duration = .seconds(5)
+    /// How often the loop asks whether another process committed (a few µs each time), so
+    /// another program's change is on screen within a quarter of a second.
+    static let pollInterval: Duration = .milliseconds(100)
+    /// The shortest time between two refreshes of the list caused by changes.
+    static let refreshInterval: Duration = .milliseconds(100)
 
     /// Opens the app on `container`.
     /// - Throws: ``StoreError/noSuchTable(_:)`` when `options.table` names no table.
@@ -95,6 +104,7 @@ public final class CardfileApp {
         self.inbox = inbox
         self.options = options
         self.size = size
+        self.nextPoll = clock.now + Self.pollInterval
         // A save from the loop waits tens of milliseconds for a lock, never seconds: a busy
         // database is retried later, with every edit kept.
         view.saveBusyTimeout = .milliseconds(50)
@@ -128,12 +138,18 @@ public final class CardfileApp {
     public func tick() -> [AppCommand] {
         let now = clock.now
         if let notice, let expires = notice.expires, now >= expires { self.notice = nil }
+        if now >= nextPoll { poll(now: now) }
         if let form, form.session.isDue(now: now) {
             save(form, now: now, quietly: true)
         }
         if let list {
             do {
-                _ = try list.live.update(now: now)
+                let change = try list.live.update(now: now)
+                if outsideChangesPending, let change {
+                    outsideChangesPending = false
+                    let rows = Set(change.inserted + change.deleted + change.updated + change.moved).count
+                    show(rows == 0 ? "Outside changes arrived." : "Outside changes arrived: \(rows) record\(rows == 1 ? "" : "s") on screen changed.", role: .accent, now: now)
+                }
             } catch {
                 show(error.message, role: .error, now: now)
             }
@@ -141,9 +157,26 @@ public final class CardfileApp {
         return []
     }
 
+    /// Asks the store whether another process committed; when one did, the view context
+    /// merges it, the list refreshes and the open form takes the new values.
+    func poll(now: ContinuousClock.Instant) {
+        nextPoll = now + Self.pollInterval
+        do {
+            guard try container.checkForExternalChanges() else { return }
+            try view.processPendingChanges()
+            outsideChangesPending = list != nil
+            if let form {
+                form.followSource()
+                if list == nil { show("Outside changes arrived.", role: .accent, now: now) }
+            }
+        } catch {
+            show(error.message, role: .error, now: now)
+        }
+    }
+
     /// The earliest time ``tick()`` has work: the loop waits for input until then.
     public var nextDeadline: ContinuousClock.Instant? {
-        [form?.session.deadline, list?.live.nextDeadline, notice?.expires].compactMap { $0 }.min()
+        [form?.session.deadline, list?.live.nextDeadline, notice?.expires, nextPoll].compactMap { $0 }.min()
     }
 
     func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant) {
@@ -170,7 +203,7 @@ public final class CardfileApp {
 
     func openList(_ table: TableSchema) throws(StoreError) {
         let inbox = self.inbox
-        list = try ListScreen(context: view, table: table, height: listHeight, wake: { inbox.poke() })
+        list = try ListScreen(context: view, table: table, height: listHeight, refreshInterval: Self.refreshInterval, wake: { inbox.poke() })
     }
 
     /// Rows the list shows: the screen less the header, the status bar and the message line.

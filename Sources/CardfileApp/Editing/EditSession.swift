@@ -55,6 +55,12 @@ final class EditSession {
         return try? editor.record(for: id)
     }
 
+    /// The record's values as its source (the view context) holds them now, under the edits.
+    func storedValues() -> [String: Value]? {
+        guard let id, !id.isTemporary else { return nil }
+        return try? editor.committedValues(of: id)
+    }
+
     /// True when leaving would lose something.
     var hasPersistentChanges: Bool { editor.hasPersistentChanges }
 

@@ -16,6 +16,8 @@ struct FieldModel {
     var message: String?
     var isChanged = false
     var changedElsewhere = false
+    /// The value stored elsewhere now, when it moved under the person's edit.
+    var theirs: Value?
     /// The value as loaded, which decides how text becomes a value in an untyped column.
     var original: Value = .null
 

@@ -64,12 +64,33 @@ final class FormScreen {
         }
     }
 
+    /// After changes made elsewhere reached the editor: fields the person has not edited take
+    /// the new values in place; edited ones keep the person's value and are marked *changed
+    /// elsewhere*, with the other value shown under them.
+    func followSource() {
+        guard let record = session.record() else { return }
+        for index in fields.indices {
+            let name = fields[index].name
+            let value = record[name] ?? .null
+            if !record.changedFields.contains(name), value != fields[index].value {
+                let focused = index == focus
+                let cursor = fields[index].field.cursor
+                fields[index].show(value)
+                if focused { fields[index].field.moveCursor(to: cursor) }
+            }
+        }
+        refreshMarks()
+    }
+
     /// Refreshes the marks (changed, changed elsewhere) from the editor.
     func refreshMarks() {
         let record = session.record()
+        let stored = session.storedValues()
         for index in fields.indices {
-            fields[index].isChanged = record?.changedFields.contains(fields[index].name) ?? false
-            fields[index].changedElsewhere = record?.changedElsewhere.contains(fields[index].name) ?? false
+            let name = fields[index].name
+            fields[index].isChanged = record?.changedFields.contains(name) ?? false
+            fields[index].changedElsewhere = record?.changedElsewhere.contains(name) ?? false
+            fields[index].theirs = fields[index].changedElsewhere ? stored?[name] : nil
         }
     }
 
@@ -215,7 +236,8 @@ final class FormScreen {
             cursor = drawValue(index, in: valueArea, focused: focused, buffer: &buffer) ?? cursor
             y += bodyHeight
             if y < body.maxY, field.message != nil || field.changedElsewhere {
-                let (text, role): (String, Role) = field.message.map { ($0, .error) } ?? ("changed elsewhere: saving will ask which value to keep", .conflict)
+                let elsewhere = "changed elsewhere to \(field.theirs.map { ValueText.quoted($0) } ?? "another value"); saving asks which to keep"
+                let (text, role): (String, Role) = field.message.map { ($0, .error) } ?? (elsewhere, .conflict)
                 buffer.write(text, x: valueX, y: y, maxWidth: valueWidth, style: Style(foreground: role))
                 y += 1
             }

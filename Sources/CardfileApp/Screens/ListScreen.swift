@@ -10,10 +10,11 @@ final class ListScreen {
     /// The columns shown (hidden and generated-hidden ones left out).
     let columns: [ColumnDescription]
 
-    init(context: ObjectContext, table: TableSchema, height: Int, wake: @escaping @Sendable () -> Void) throws(StoreError) {
+    init(context: ObjectContext, table: TableSchema, height: Int, refreshInterval: Duration, wake: @escaping @Sendable () -> Void) throws(StoreError) {
         self.table = table
         columns = table.columns.filter { !$0.isHidden }
-        live = try LiveQuery(context: context, spec: LiveQuerySpec(table: table.name), height: max(1, height), wake: wake)
+        live = try LiveQuery(context: context, spec: LiveQuerySpec(table: table.name), height: max(1, height),
+                             minimumRefreshInterval: refreshInterval, wake: wake)
     }
 
     var spec: LiveQuerySpec { live.spec }

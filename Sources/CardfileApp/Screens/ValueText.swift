@@ -48,6 +48,17 @@ enum ValueText {
         }
     }
 
+    /// A value for a sentence: text in quotes (one line, cut when long), NULL and numbers bare.
+    static func quoted(_ value: Value) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .text(let text):
+            let line = text.replacingOccurrences(of: "\n", with: " ")
+            return "“" + (line.count > 40 ? line.prefix(39) + "…" : line) + "”"
+        default: return cell(value)
+        }
+    }
+
     /// `1234567` as `1,234,567`.
     static func count(_ number: Int) -> String {
         let digits = String(number.magnitude)
