@@ -159,15 +159,15 @@ extension CardfileApp {
 
     private func handle(_ key: KeyEvent, in overlay: Overlay, now: ContinuousClock.Instant) -> [AppCommand] {
         switch overlay {
-        case .help(let scroll):
+        case .help(let scroll, let dialog):
             switch key.key {
-            case .down: self.overlay = .help(scroll: scroll + 1)
-            case .up: self.overlay = .help(scroll: max(0, scroll - 1))
-            case .pageDown: self.overlay = .help(scroll: scroll + max(1, size.height - 4))
-            case .pageUp: self.overlay = .help(scroll: max(0, scroll - max(1, size.height - 4)))
+            case .down: self.overlay = .help(scroll: scroll + 1, over: dialog)
+            case .up: self.overlay = .help(scroll: max(0, scroll - 1), over: dialog)
+            case .pageDown: self.overlay = .help(scroll: scroll + max(1, size.height - 4), over: dialog)
+            case .pageUp: self.overlay = .help(scroll: max(0, scroll - max(1, size.height - 4)), over: dialog)
             default:
                 if key == .control("q") { return quit(force: false, now: now) }
-                self.overlay = nil
+                self.overlay = dialog.map { .conflict($0) }
             }
             return []
         case .dialog(var dialog, let question):
@@ -196,6 +196,15 @@ extension CardfileApp {
                 self.overlay = .commandLine(prompt)
             }
             return []
+        case .conflict(var dialog):
+            if KeyMaps.conflict.action(for: key) == .quit { return quit(force: false, now: now) }
+            if KeyMaps.conflict.action(for: key) == .help {
+                self.overlay = .help(scroll: 0, over: dialog)
+                return []
+            }
+            let outcome = dialog.handle(key)
+            answer(dialog, outcome, now: now)
+            return isRunning ? [] : [.quit]
         case .filter(var field, let previous):
             switch key.key {
             case .enter:

@@ -27,6 +27,7 @@ extension CardfileApp {
             let fields = conflicts.flatMap { $0.fields.filter(\.isContested).map(\.name) }
             let names = fields.isEmpty ? "the record" : fields.joined(separator: ", ")
             notice = Notice(text: "Not saved: \(names) changed elsewhere since you opened it. Your edits are kept; autosave is paused.", role: .error, expires: nil)
+            showConflict(conflicts, in: form)
         case .busy:
             show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now)
         case .failed(let message):
@@ -47,6 +48,8 @@ extension CardfileApp {
         if form.session.autosaveDelay != nil {
             let outcome = save(form, now: now, quietly: true)
             if outcome == .saved { return finishLeaving(then, now: now) }
+            // A conflict is answered in its own dialog, which save() opened.
+            if case .conflict = outcome { return }
             failure = notice?.text
         }
         let fields = form.session.changedFields
@@ -85,6 +88,7 @@ extension CardfileApp {
             guard let form else { return [] }
             switch button {
             case 0:
+                // (A conflict opens its own dialog.)
                 if save(form, now: now, quietly: false) == .saved { finishLeaving(then, now: now) }
             case 1:
                 form.session.discard()

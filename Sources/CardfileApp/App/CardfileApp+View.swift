@@ -23,9 +23,13 @@ extension CardfileApp {
         }
         if !statusLine.isEmpty { statusBar.render(in: statusLine, buffer: &buffer) }
         switch overlay {
-        case .help(let scroll)?:
-            HelpOverlay(title: helpTitle, keyMap: currentKeyMap, scroll: scroll).render(in: main, buffer: &buffer)
+        case .help(let scroll, let dialog)?:
+            HelpOverlay(title: helpTitle, keyMap: dialog == nil ? currentKeyMap : KeyMaps.conflict, scroll: scroll).render(in: main, buffer: &buffer)
             drawMessage("F1, Esc or any other key closes the help; ↑ ↓ scroll.", role: .muted, in: messageLine, buffer: &buffer)
+            return nil
+        case .conflict(let dialog)?:
+            dialog.render(in: main, buffer: &buffer)
+            drawMessage(notice?.text ?? "", role: notice?.role ?? .text, in: messageLine, buffer: &buffer)
             return nil
         case .dialog(let dialog, _)?:
             dialog.render(in: main, buffer: &buffer)

@@ -58,11 +58,14 @@ public final class CardfileApp {
 
     /// What covers the screen, taking the keys.
     enum Overlay {
-        case help(scroll: Int)
+        /// The keys; `over` is the conflict dialog it was opened from (shown again after).
+        case help(scroll: Int, over: ConflictDialog? = nil)
         case dialog(Dialog, Question)
         case commandLine(CommandPromptState)
         /// The list's filter being typed; `previous` is restored by Esc.
         case filter(TextFieldState, previous: String)
+        /// A save met changes made elsewhere: Original / Mine / Theirs.
+        case conflict(ConflictDialog)
     }
 
     /// What a dialog asks.

@@ -11,4 +11,6 @@ public enum AppAction: Hashable, Sendable {
     case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine
     /// A key the focused text field handles itself (listed in the help, not intercepted).
     case editText
+    // The conflict dialog
+    case chooseLeft, chooseRight, saveChoices, mergeMine, keepMine, takeTheirs, restore
 }

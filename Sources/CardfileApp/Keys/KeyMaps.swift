@@ -58,8 +58,22 @@ public enum KeyMaps {
         KeyBinding([.control("w"), .control("u"), .control("k")], .editText, help: "Delete a word, to the start, to the end", section: "Editing text"),
     ] + anywhere)
 
+    /// The conflict dialog: a save met changes made elsewhere.
+    public static let conflict = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous field changed on both sides", section: "Conflict"),
+        KeyBinding([KeyEvent(.down), .char("j")], .down, help: "Next field changed on both sides", section: "Conflict"),
+        KeyBinding([KeyEvent(.left), .char("h")], .chooseLeft, help: "Choose Original / Mine / Theirs for the field (←)", section: "Conflict"),
+        KeyBinding([KeyEvent(.right), .char("l")], .chooseRight, help: "Choose Original / Mine / Theirs for the field (→)", section: "Conflict"),
+        KeyBinding([KeyEvent(.enter)], .saveChoices, help: "Save with these choices", section: "Conflict"),
+        KeyBinding([.char("m")], .mergeMine, help: "Merge: my edited fields win, every other field takes theirs", section: "Conflict"),
+        KeyBinding([.char("K")], .keepMine, help: "Keep mine: my whole record is written", section: "Conflict"),
+        KeyBinding([.char("t")], .takeTheirs, help: "Take theirs: drop my changes (or accept their deletion)", section: "Conflict"),
+        KeyBinding([.char("r")], .restore, help: "Restore a record deleted elsewhere, with my values", section: "Conflict"),
+        KeyBinding([KeyEvent(.escape)], .leave, help: "Back to the form: nothing written, edits kept", section: "Conflict"),
+    ] + anywhere)
+
     /// Every map with its title, for the README and `cardfile keys`.
-    public static let all: [(title: String, map: KeyMap<AppAction>)] = [("Tables", tables), ("List", list), ("Form", form)]
+    public static let all: [(title: String, map: KeyMap<AppAction>)] = [("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict)]
 
     /// The README's key tables: one Markdown table per screen.
     public static func markdown() -> String {

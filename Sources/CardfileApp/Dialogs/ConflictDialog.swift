@@ -1,0 +1,145 @@
+import CardfileStore
+import CardfileTerminal
+
+/// The conflict dialog: a save met changes made elsewhere. Per field it shows Original (what
+/// the edit started from), Mine and Theirs (stored now), the fields changed on both sides
+/// highlighted, and lets the person choose.
+struct ConflictDialog {
+    enum Choice: Int, CaseIterable {
+        case original, mine, theirs
+
+        var name: String { ["Original", "Mine", "Theirs"][rawValue] }
+    }
+
+    struct Row {
+        let name: String
+        let original: Value
+        let mine: Value
+        let theirs: Value?
+        let isContested: Bool
+        var choice: Choice
+    }
+
+    /// What the person asked for.
+    enum Outcome: Equatable {
+        case none
+        case saveChoices
+        case merge
+        case keepMine
+        case takeTheirs
+        case restore
+        case acceptDeletion
+        case cancel
+    }
+
+    let id: ObjectID
+    let recordTitle: String
+    let kind: MergeConflict.Kind
+    private(set) var rows: [Row]
+    /// Index into ``rows`` of the focused contested field.
+    private(set) var focus: Int
+    private var scroll = 0
+
+    init(conflict: MergeConflict, recordTitle: String) {
+        id = conflict.objectID
+        self.recordTitle = recordTitle
+        kind = conflict.kind
+        rows = conflict.fields.map { field in
+            Row(name: field.name, original: field.original, mine: field.mine, theirs: field.theirs, isContested: field.isContested,
+                choice: field.changedByMe ? .mine : .theirs)
+        }
+        focus = rows.firstIndex(where: \.isContested) ?? 0
+    }
+
+    var isDeletion: Bool { kind == .updateDelete }
+
+    /// The choice made for each contested field.
+    var choices: [(name: String, choice: Choice)] {
+        rows.filter(\.isContested).map { ($0.name, $0.choice) }
+    }
+
+    mutating func handle(_ key: KeyEvent) -> Outcome {
+        guard let action = KeyMaps.conflict.action(for: key) else { return .none }
+        switch action {
+        case .up: moveFocus(by: -1)
+        case .down: moveFocus(by: 1)
+        case .chooseLeft, .chooseRight:
+            guard !isDeletion, rows.indices.contains(focus), rows[focus].isContested else { return .none }
+            let step = action == .chooseLeft ? -1 : 1
+            let next = (rows[focus].choice.rawValue + step + Choice.allCases.count) % Choice.allCases.count
+            rows[focus].choice = Choice(rawValue: next)!
+        case .saveChoices: return isDeletion ? .none : .saveChoices
+        case .mergeMine: return isDeletion ? .none : .merge
+        case .keepMine: return isDeletion ? .restore : .keepMine
+        case .takeTheirs: return isDeletion ? .acceptDeletion : .takeTheirs
+        case .restore: return isDeletion ? .restore : .none
+        case .leave: return .cancel
+        default: break
+        }
+        return .none
+    }
+
+    private mutating func moveFocus(by delta: Int) {
+        let contested = rows.indices.filter { rows[$0].isContested }
+        guard let at = contested.firstIndex(of: focus) else { return }
+        focus = contested[min(max(0, at + delta), contested.count - 1)]
+    }
+
+    // MARK: - Drawing
+
+    func render(in area: Rect, buffer: inout Buffer) {
+        var copy = self
+        copy.draw(in: area, buffer: &buffer)
+    }
+
+    private mutating func draw(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)
+        guard !area.isEmpty else { return }
+        let width = min(area.width, max(40, min(120, area.width - 4)))
+        let wanted = rows.count + 6
+        let box = area.centered(Size(width: width, height: min(area.height, wanted)))
+        let title = isDeletion ? "Deleted elsewhere: \(recordTitle)" : "Changed elsewhere: \(recordTitle)"
+        let inner = Block(title: title, style: Style(background: .surface), borderStyle: Style(foreground: .conflict, background: .surface))
+            .render(in: box, buffer: &buffer)
+        guard !inner.isEmpty else { return }
+        let surface = Style(background: .surface)
+        let nameWidth = min(max(6, rows.map { $0.name.displayWidth }.max() ?? 0), max(4, inner.width / 4))
+        let valueWidth = max(1, (inner.width - nameWidth - 2 - 4) / 3)
+        func column(_ index: Int) -> Int { inner.x + 2 + nameWidth + 1 + index * (valueWidth + 1) }
+        var y = inner.y
+        let explanation = isDeletion
+            ? "Another program deleted this record while you edited it."
+            : "Fields in bold were changed here and elsewhere; the others merge by themselves."
+        buffer.write(explanation, x: inner.x + 1, y: y, maxWidth: inner.width - 1, style: surface.with(foreground: .muted))
+        y += 1
+        guard y < inner.maxY else { return }
+        for choice in Choice.allCases {
+            buffer.write(choice.name, x: column(choice.rawValue), y: y, maxWidth: valueWidth, style: surface.with(foreground: .accent).adding(.bold))
+        }
+        y += 1
+        let footer = 2
+        let room = max(0, inner.maxY - y - footer)
+        if focus < scroll { scroll = focus }
+        if focus >= scroll + room { scroll = focus - room + 1 }
+        for index in rows.indices.dropFirst(scroll).prefix(room) {
+            let row = rows[index]
+            let focused = index == focus && row.isContested
+            buffer.write(focused ? "▸" : " ", x: inner.x, y: y, maxWidth: 1, style: surface.with(foreground: .accent))
+            buffer.write(row.name, x: inner.x + 2, y: y, maxWidth: nameWidth,
+                         style: row.isContested ? surface.with(foreground: .conflict).adding(.bold) : surface.with(foreground: .muted))
+            let values: [Value?] = [row.original, row.mine, row.theirs]
+            for choice in Choice.allCases {
+                let text = values[choice.rawValue].map(ValueText.cell) ?? "(deleted)"
+                let chosen = row.isContested && row.choice == choice && !isDeletion
+                var style = chosen ? Style(foreground: .text, background: .selection, attributes: [.bold]) : surface
+                if !row.isContested { style = style.with(foreground: .muted) }
+                buffer.write(text, x: column(choice.rawValue), y: y, maxWidth: valueWidth, style: style)
+            }
+            y += 1
+        }
+        let keys = isDeletion
+            ? "r restore with my values · t accept the deletion · Esc back"
+            : "↑↓ field · ←→ choose · Enter save · m merge · K keep mine · t take theirs · Esc back"
+        buffer.write(keys, x: inner.x + 1, y: inner.maxY - 1, maxWidth: inner.width - 1, style: surface.with(foreground: .muted))
+    }
+}

@@ -1,0 +1,128 @@
+import CardfileApp
+import CardfileStore
+import CardfileTerminal
+import Foundation
+import GRDB
+import Testing
+
+/// The Original / Mine / Theirs dialog: each choice leaves the file and the form as promised.
+@Suite("Conflict dialog")
+struct ConflictDialogTests {
+    /// A form on Ada with `name` and `notes` edited here, while another program changed
+    /// `name` (both sides) and `age` (theirs only). Ctrl-S has opened the dialog.
+    static func conflicted(autosave: Duration? = nil) throws -> AppHarness {
+        let harness = try AppHarness(options: CardfileApp.Options(autosave: autosave))
+        try harness.press(KeyEvent(.enter))
+        try harness.type(" mine")                                           // name
+        try harness.press(KeyEvent(.tab), KeyEvent(.tab), KeyEvent(.tab))   // notes
+        try harness.type(" too")
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'Theirs', age = 99 WHERE id = 1")
+        if autosave == nil { try harness.press(.control("s")) }
+        return harness
+    }
+
+    static func row(_ harness: AppHarness) throws -> String {
+        try harness.diskText("SELECT name || '/' || ifnull(age, 'NULL') || '/' || ifnull(notes, 'NULL') FROM cards WHERE id = 1") ?? ""
+    }
+
+    @Test func theDialogShowsOriginalMineAndTheirs() throws {
+        let harness = try Self.conflicted()
+        let screen = harness.screen
+        #expect(screen.contains("Changed elsewhere: cards › 1"))
+        #expect(screen.contains("Original") && screen.contains("Mine") && screen.contains("Theirs"))
+        let nameLine = try #require(harness.lines.first { $0.contains("▸") && $0.contains("name") })
+        #expect(nameLine.contains("Ada") && nameLine.contains("Ada mine") && nameLine.contains("Theirs"))
+        #expect(try Self.row(harness) == "Theirs/99/first", "nothing written yet")
+        #expect(harness.statusLine.contains("conflict"))
+    }
+
+    @Test func mergeKeepsMyEditsAndTakesTheirOtherFields() throws {
+        let harness = try Self.conflicted()
+        try harness.press(.char("m"))
+        #expect(try Self.row(harness) == "Ada mine/99/first too")
+        #expect(harness.messageLine.contains("Merged"))
+        #expect(harness.screen.contains("Ada mine") && harness.screen.contains("99"))
+        #expect(!harness.screen.contains("Changed elsewhere:"))
+    }
+
+    @Test func keepMineWritesMyWholeRecord() throws {
+        let harness = try Self.conflicted()
+        try harness.press(.char("K"))
+        #expect(try Self.row(harness) == "Ada mine/36/first too")
+        #expect(harness.messageLine.contains("Kept yours"))
+    }
+
+    @Test func takeTheirsDropsMyChangesToTheRecord() throws {
+        let harness = try Self.conflicted()
+        try harness.press(.char("t"))
+        #expect(try Self.row(harness) == "Theirs/99/first")
+        #expect(harness.screen.contains("Theirs"))
+        #expect(!harness.screen.contains("Ada mine"))
+        #expect(harness.statusLine.contains("no changes"))
+    }
+
+    @Test func perFieldChoicesAreSavedWithEnter() throws {
+        let harness = try Self.conflicted()
+        // name: Mine → Theirs → Original (two steps right), then Enter.
+        try harness.press(KeyEvent(.right), KeyEvent(.right), KeyEvent(.enter))
+        #expect(try Self.row(harness) == "Ada/99/first too")
+        #expect(harness.messageLine.contains("Saved with your choices"))
+    }
+
+    @Test func escapeGoesBackWithNothingWritten() throws {
+        let harness = try Self.conflicted()
+        try harness.press(KeyEvent(.escape))
+        #expect(!harness.screen.contains("Changed elsewhere:"))
+        #expect(harness.screen.contains("Ada mine"))
+        #expect(try Self.row(harness) == "Theirs/99/first")
+        // Saving again asks again.
+        try harness.press(.control("s"))
+        #expect(harness.screen.contains("Changed elsewhere:"))
+    }
+
+    @Test func autosaveMeetingAConflictOpensTheDialogAndPauses() throws {
+        let harness = try Self.conflicted(autosave: .seconds(1))
+        try harness.advance(.milliseconds(1100))
+        #expect(harness.screen.contains("Changed elsewhere: cards › 1"))
+        #expect(harness.statusLine.contains("conflict"))
+        try harness.press(KeyEvent(.escape))
+        try harness.advance(.seconds(3))
+        #expect(!harness.screen.contains("Changed elsewhere:"), "autosave stays paused")
+        #expect(try Self.row(harness) == "Theirs/99/first")
+    }
+
+    @Test func aRecordDeletedElsewhereCanBeRestoredOrLetGo() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type(" kept")
+        try LiveRefreshTests.outside(harness, "DELETE FROM cards WHERE id = 1")
+        try harness.press(.control("s"))
+        #expect(harness.screen.contains("Deleted elsewhere: cards › 1"))
+        try harness.press(.char("r"))
+        #expect(try Self.row(harness) == "Ada kept/36/first")
+        #expect(harness.messageLine.contains("Restored"))
+
+        try harness.type("!")
+        try LiveRefreshTests.outside(harness, "DELETE FROM cards WHERE id = 1")
+        try harness.press(.control("s"))
+        #expect(harness.screen.contains("Deleted elsewhere"))
+        try harness.press(.char("t"))
+        #expect(try harness.disk("SELECT count(*) FROM cards WHERE id = 1") == 0.databaseValue)
+        #expect(harness.lines[0].contains("name"), "the form closed")
+    }
+
+    @Test func theDialogFitsSmallAndWideScreens() throws {
+        let harness = try Self.conflicted()
+        try harness.resize(Size(width: 40, height: 12))
+        #expect(harness.screen.contains("Original"))
+        #expect(harness.lines.allSatisfy { $0.count <= 40 })
+        try harness.press(KeyEvent(.function(1)))
+        #expect(harness.screen.contains("Merge"))
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.screen.contains("Original"), "back to the dialog after the help")
+        try harness.resize(Size(width: 200, height: 50))
+        #expect(harness.screen.contains("Ada mine"))
+        try harness.press(.char("m"))
+        #expect(try Self.row(harness) == "Ada mine/99/first too")
+    }
+}
