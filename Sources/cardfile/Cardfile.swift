@@ -13,7 +13,7 @@ struct Cardfile: ParsableCommand {
         abstract: "A keyboard-driven editor for the records in SQLite databases.",
         discussion: "With no file, opens a demo database (created on first run).",
         version: "0.2.0",
-        subcommands: [Open.self, Demo.self, Keys.self],
+        subcommands: [Open.self, Demo.self, Collaborate.self, Keys.self],
         defaultSubcommand: Open.self)
 }
 
@@ -141,6 +141,74 @@ extension Cardfile {
         }
     }
 
+    /// `cardfile collaborate PATH`: the demo's other writer. Run it in a second terminal to
+    /// watch live refresh and conflicts in the editor.
+    struct Collaborate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Edit records of a database now and then, as another person would (for trying live refresh and conflicts).")
+
+        @Argument(help: "The SQLite database to write.")
+        var file: String
+
+        @Option(name: .long, help: "The table to edit (the first with a text column when left out).")
+        var table: String?
+
+        @Option(name: .long, help: "Seconds between changes.")
+        var every: Double = 3
+
+        @Option(name: .long, help: "Stop after this many changes (forever when left out).")
+        var times: Int?
+
+        @Option(name: .long, help: "Change only the record with this key (with --set).")
+        var key: String?
+
+        @Option(name: .long, help: "FIELD=VALUE to set on the record given by --key.")
+        var set: String?
+
+        func validate() throws {
+            guard every > 0, every.isFinite else { throw ValidationError("--every takes a number of seconds above 0.") }
+            guard (key == nil) == (set == nil) else { throw ValidationError("--key and --set go together.") }
+            if let set, !set.contains("=") { throw ValidationError("--set takes FIELD=VALUE.") }
+        }
+
+        func run() throws {
+            let container: Container
+            do {
+                container = try Container(path: file, options: StoreOptions(createIfMissing: false))
+            } catch {
+                throw fail(error.message)
+            }
+            let schema: TableSchema
+            if let table {
+                guard let found = container.schema.table(named: table) else { throw fail("no table \"\(table)\" in \(file)") }
+                schema = found
+            } else {
+                guard let found = container.schema.tables.first(where: { $0.isIdentifiable && $0.columns.contains { Writer.isEditable($0) && $0.affinity == .text } }) else {
+                    throw fail("no table in \(file) has a text column to edit")
+                }
+                schema = found
+            }
+            var writer = Writer(container: container, table: schema)
+            if let key, let set {
+                let parts = set.split(separator: "=", maxSplits: 1).map(String.init)
+                do { print(try writer.set(key: key, field: parts[0], text: parts[1])) } catch { throw fail(error.message) }
+                return
+            }
+            var done = 0
+            while times.map({ done < $0 }) ?? true {
+                let line: String
+                do {
+                    line = try writer.changeRandomRecord() ?? "(the table is empty)"
+                } catch {
+                    line = "(not written: \(error.message))"
+                }
+                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                done += 1
+                if times.map({ done < $0 }) ?? true { Thread.sleep(forTimeInterval: every) }
+            }
+        }
+    }
+
     /// `cardfile keys`: the key tables, as the README shows them.
     struct Keys: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the editor's keys as Markdown tables.", shouldDisplay: false)
@@ -162,5 +230,92 @@ final class WakeHandle: @unchecked Sendable {
 
     func wake() {
         backend?.wake()
+    }
+}
+
+/// The collaborator's writes: one record at a time, through a context of its own that reads
+/// afresh before each change.
+struct Writer {
+    let container: Container
+    let table: TableSchema
+    private var random = SystemRandomNumberGenerator()
+
+    init(container: Container, table: TableSchema) {
+        self.container = container
+        self.table = table
+    }
+
+    private var context: ObjectContext {
+        let context = container.newBackgroundContext(name: "collaborate")
+        context.mergePolicy = .overwrite
+        return context
+    }
+
+    /// A column the collaborator may change: written by people, not a key.
+    static func isEditable(_ column: ColumnDescription) -> Bool {
+        column.isWritable && column.primaryKeyPosition == nil
+    }
+
+    /// Sets one field of the record with `key` (typed as text; a table without a declared key
+    /// is keyed by its rowid).
+    func set(key: String, field: String, text: String) throws(StoreError) -> String {
+        let keyAffinity = table.columns.first(where: { $0.primaryKeyPosition != nil })?.affinity ?? .integer
+        let id = ObjectID(table: table.name, primaryKey: [keyAffinity.coerce(key) ?? .text(key)])
+        return try set(id: id, field: field, text: text)
+    }
+
+    private func set(id: ObjectID, field: String, text: String) throws(StoreError) -> String {
+        guard let column = table.column(named: field) else { throw StoreError.noSuchField(table: table.name, field: field) }
+        let value: Value = text == "NULL" ? .null : (column.affinity.coerce(text) ?? .text(text))
+        let context = self.context
+        guard try context.record(for: id) != nil else { throw StoreError.noSuchObject(id) }
+        try context.update(id, values: [column.name: value])
+        try context.save()
+        return "\(Self.now()) \(id): \(column.name) → \(value)"
+    }
+
+    /// Changes one field of a random record: text gets a word appended (or replaced), numbers
+    /// go up by one. Returns what it did, or nil for an empty table.
+    mutating func changeRandomRecord() throws(StoreError) -> String? {
+        let context = self.context
+        let count = try context.count(for: FetchRequest(table: table.name))
+        guard count > 0 else { return nil }
+        let offset = Int.random(in: 0..<count, using: &random)
+        guard let record = try context.fetch(FetchRequest(table: table.name, limit: 1, offset: offset)).first else { return nil }
+        // Not foreign keys (a random number would point nowhere), not unique columns (an
+        // ISBN is not edited in passing) and not dates.
+        let references = Set((table.foreignKeys.flatMap(\.columns) + table.uniqueIndexes.flatMap(\.columns)).map { $0.lowercased() })
+        let columns = table.columns.filter { column in
+            guard Self.isEditable(column), [.text, .integer, .real, .numeric].contains(column.affinity),
+                  !references.contains(column.name.lowercased()) else { return false }
+            let value = record[column.name]?.description ?? ""
+            return value.range(of: #"^\d{4}-\d{2}-\d{2}"#, options: .regularExpression) == nil
+        }
+        guard let column = columns.randomElement(using: &random) else { return nil }
+        let old = record[column.name] ?? .null
+        let value: Value
+        switch (column.affinity, old) {
+        case (.text, _):
+            let words = ["(checked)", "(revised)", "(shelved)", "(on loan)", "(signed)", "(mended)"]
+            let base = old.isNull ? "" : old.description.replacingOccurrences(of: #" \([a-z ]+\)$"#, with: "", options: .regularExpression)
+            value = .text((base.isEmpty ? "" : base + " ") + words.randomElement(using: &random)!)
+        case (_, .integer(let number)): value = .integer(number + 1)
+        case (_, .real(let number)): value = .real(number + 0.5)
+        default: value = .integer(1)
+        }
+        try context.update(record.id, values: [column.name: value])
+        do {
+            try context.save()
+        } catch {
+            if case .validationFailed = error { return "\(Self.now()) \(record.id): \(column.name) not changed (\(error.message))" }
+            throw error
+        }
+        return "\(Self.now()) \(record.id): \(column.name) \(old) → \(value)"
+    }
+
+    static func now() -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: Date())
     }
 }

@@ -65,6 +65,16 @@ final class AppHarness {
         }
     }
 
+    /// Hands keys to the app one by one without drawing between them (fast, for long runs),
+    /// then settles and draws once.
+    func feed(_ keys: [KeyEvent]) throws {
+        for key in keys {
+            _ = app.update(.event(.key(key)))
+            _ = app.tick()
+        }
+        try settle()
+    }
+
     func type(_ text: String) throws {
         for character in text { try press(KeyEvent(.character(character))) }
     }

@@ -90,6 +90,59 @@ struct EditorTmuxTests {
         #expect(try Self.sqlite(database, "SELECT name FROM authors WHERE id = 1") == "Ursula K. Le Guin!")
     }
 
+    @Test func anotherProcessChangesTheOpenRecordAndTheDialogDecides() throws {
+        let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
+        let folder = TmuxSession.folderFor(socket)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let name = "shared-\(UUID().uuidString).sqlite"
+        let database = folder.appendingPathComponent(name).path
+        let cardfile = try TmuxSession.programPath("cardfile")
+        _ = try Self.run(cardfile, ["demo", database, "--rows", "50"])
+        let session = try TmuxSession(terminal: "xterm-256color", width: 100, height: 30, program: "cardfile",
+                                      arguments: [database, "--table", "authors", "--autosave", "off"], socket: socket, tag: name)
+        defer { session.close() }
+        try session.waitFor { $0.contains("row 1 of 6") }
+        try session.send(keys: ["Enter"])
+        try session.waitFor { $0.contains("authors › 1") }
+
+        // An untouched field follows the other process at once.
+        _ = try Self.sqlite(database, "UPDATE authors SET country = 'Elsewhere' WHERE id = 1")
+        try session.waitFor { $0.contains("Elsewhere") }
+
+        // The same field: marked before any save, then the dialog; m merges.
+        try session.send(literal: " (mine)")
+        _ = try Self.run(cardfile, ["collaborate", database, "--table", "authors", "--key", "1", "--set", "name=Theirs"])
+        try session.waitFor { $0.contains("changed elsewhere to “Theirs”") }
+        try session.send(keys: ["C-s"])
+        try session.waitFor { $0.contains("Changed elsewhere: authors › 1") && $0.contains("Original") }
+        try session.send(literal: "m")
+        try session.waitFor { $0.contains("Merged") }
+        #expect(try Self.sqlite(database, "SELECT name || '/' || country FROM authors WHERE id = 1") == "Ursula K. Le Guin (mine)/Elsewhere")
+
+        // Take theirs.
+        try session.send(literal: "!")
+        _ = try Self.sqlite(database, "UPDATE authors SET name = 'Theirs again' WHERE id = 1")
+        try session.send(keys: ["C-s"])
+        try session.waitFor { $0.contains("Changed elsewhere: authors › 1") }
+        try session.send(literal: "t")
+        try session.waitFor { $0.contains("Took their version") }
+        #expect(try Self.sqlite(database, "SELECT name FROM authors WHERE id = 1") == "Theirs again")
+
+        // Deleted elsewhere: r restores it with my values.
+        try session.send(literal: "?")
+        _ = try Self.sqlite(database, "PRAGMA foreign_keys = OFF; DELETE FROM authors WHERE id = 1")
+        try session.waitFor { $0.contains("deleted elsewhere") }
+        try session.send(keys: ["C-s"])
+        try session.waitFor { $0.contains("Deleted elsewhere: authors › 1") }
+        try session.send(literal: "r")
+        try session.waitFor { $0.contains("Restored") }
+        #expect(try Self.sqlite(database, "SELECT name FROM authors WHERE id = 1") == "Theirs again?")
+
+        try session.send(keys: ["C-q"])
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+    }
+
     @Test func errorsPrintOneLineAndLeaveTheTerminalAlone() throws {
         let cardfile = try TmuxSession.programPath("cardfile")
         let missing = try Self.run(cardfile, ["/nonexistent/folder/x.sqlite"], expectStatus: 2)
