@@ -83,9 +83,14 @@ final class EditSession {
     /// An edit happened: autosave waits its delay again, and a pause ends (the person may
     /// have fixed what stopped it).
     func edited(now: ContinuousClock.Instant) {
-        pause = nil
-        deadline = autosaveDelay.map { now + $0 }
-        if !hasPersistentChanges { deadline = nil }
+        // A save that found the database busy stays asked for: its retry keeps its time.
+        let retry = pause == .busy ? deadline : nil
+        pause = retry == nil ? nil : .busy
+        deadline = [autosaveDelay.map { now + $0 }, retry].compactMap { $0 }.min()
+        if !hasPersistentChanges {
+            deadline = nil
+            pause = nil
+        }
     }
 
     /// Changes the autosave delay (nil: off), rescheduling what waits.

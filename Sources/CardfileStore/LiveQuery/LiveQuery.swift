@@ -178,8 +178,10 @@ public final class LiveQuery {
     /// changed, or nil when it did not.
     public func update(now: ContinuousClock.Instant) throws(StoreError) -> WindowChange? {
         let before = window
+        var touched = false
         for result in worker.takeResults() {
             try apply(result)
+            touched = true
         }
         if worker.takeDirty() { refreshDue = true }
         let token = context.changeToken
@@ -191,8 +193,11 @@ public final class LiveQuery {
             refreshDue = false
             lastRefresh = now
             try refresh()
+            touched = true
         }
         scheduleBackground()
+        // Most calls find nothing to do (the loop calls this on every wake-up): no diff then.
+        guard touched else { return nil }
         let change = WindowChange.between(before, window)
         return change.isEmpty ? nil : change
     }
