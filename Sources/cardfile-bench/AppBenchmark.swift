@@ -63,7 +63,7 @@ struct AppBenchmark {
     /// Issue #11's figures: another process's commit reaching the screen, the idle poll, and
     /// the loop while another process holds the write lock.
     private func outsideChanges() throws {
-        var table = ResultTable("Live refresh and a busy database (\(rows.formatted()) rows, default poll every 100 ms)")
+        var table = ResultTable("Live refresh and a busy database (\(rows.formatted()) rows, default poll every 50 ms)")
         guard let stream = tmpfile() else { throw CursesError.notATerminal }
         defer { fclose(stream) }
         let backend = try CursesBackend(theme: .default, terminalType: "xterm-256color", output: stream, size: size)

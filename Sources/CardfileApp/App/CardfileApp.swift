@@ -94,9 +94,9 @@ public final class CardfileApp {
     static let noticeTime: Duration = .seconds(5)
     /// How often the loop asks whether another process committed (a few µs each time), so
     /// another program's change is on screen within a quarter of a second.
-    static let pollInterval: Duration = .milliseconds(100)
+    static let pollInterval: Duration = .milliseconds(50)
     /// The shortest time between two refreshes of the list caused by changes.
-    static let refreshInterval: Duration = .milliseconds(100)
+    static let refreshInterval: Duration = .milliseconds(50)
 
     /// Opens the app on `container`.
     /// - Throws: ``StoreError/noSuchTable(_:)`` when `options.table` names no table.
