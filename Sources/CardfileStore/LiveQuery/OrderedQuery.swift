@@ -13,6 +13,14 @@ struct OrderedQuery: Sendable {
         /// Where the term's value sits in a row read with the table's select list.
         let slot: Int
         let collation: Collation
+        /// False for a value that is never NULL (a rowid, a NOT NULL column): its conditions
+        /// then leave out `OR … IS NULL`, which would stop SQLite from using an index range.
+        var canBeNull = true
+
+        /// `comparison`, or NULL too when the term can be NULL (NULLs sort first ascending).
+        func orNull(_ comparison: String) -> String {
+            canBeNull ? "(\(comparison) OR \(expression) IS NULL)" : comparison
+        }
     }
 
     let entity: Entity
@@ -34,9 +42,11 @@ struct OrderedQuery: Sendable {
             }
             var expression = table.quotedColumnNames[index]
             if let collation = descriptor.collation { expression += " COLLATE \(collation.name)" }
+            let isRowid = table.primaryKey == .rowidAlias(column: table.columns[index].name)
             terms.append(Term(
                 expression: expression, ascending: descriptor.ascending, slot: table.keyWidth + index,
-                collation: descriptor.collation ?? table.columns[index].collation))
+                collation: descriptor.collation ?? table.columns[index].collation,
+                canBeNull: !(table.columns[index].isNotNull || isRowid)))
         }
         // The key breaks ties in the direction of the last sort key, so that an index on the
         // sort column (whose entries end with the key) serves the whole order either way.
@@ -44,8 +54,16 @@ struct OrderedQuery: Sendable {
         let keyNames = table.primaryKey.columnNames
         for (position, expression) in table.primaryKey.keyExpressions.enumerated() {
             if keyNames.indices.contains(position), used.contains(keyNames[position].lowercased()) { continue }
-            let collation = keyNames.indices.contains(position) ? table.column(named: keyNames[position])?.collation ?? .binary : .binary
-            terms.append(Term(expression: expression, ascending: tieBreakAscending, slot: position, collation: collation))
+            let column = keyNames.indices.contains(position) ? table.column(named: keyNames[position]) : nil
+            let collation = column?.collation ?? .binary
+            // A rowid (alias or implicit) and a WITHOUT ROWID key are never NULL; a declared
+            // key of a rowid table can be (an old SQLite quirk) unless it says NOT NULL.
+            let neverNull: Bool
+            switch table.primaryKey {
+            case .rowidAlias, .implicitRowid, .withoutRowid: neverNull = true
+            default: neverNull = column?.isNotNull ?? false
+            }
+            terms.append(Term(expression: expression, ascending: tieBreakAscending, slot: position, collation: collation, canBeNull: !neverNull))
         }
         self.terms = terms
         self.filter = try filter?.sql(for: table)
@@ -146,7 +164,7 @@ struct OrderedQuery: Sendable {
         let nested = chain(from: 0, key: key, inclusive: inclusive, backward: backward, arguments: &arguments)
         guard let first = terms.first, !key[0].isNull else { return (nested, arguments) }
         let ascending = first.ascending != backward
-        let leading = ascending ? "\(first.expression) >= ?" : "(\(first.expression) <= ? OR \(first.expression) IS NULL)"
+        let leading = ascending ? "\(first.expression) >= ?" : first.orNull("\(first.expression) <= ?")
         return ("(\(leading) AND \(nested))", [key[0]] + arguments)
     }
 
@@ -162,8 +180,8 @@ struct OrderedQuery: Sendable {
             case (true, false, true): arguments.append(value); return "\(expression) >= ?"
             case (true, true, false): return "\(expression) IS NOT NULL"
             case (true, true, true): return "1"
-            case (false, false, false): arguments.append(value); return "(\(expression) < ? OR \(expression) IS NULL)"
-            case (false, false, true): arguments.append(value); return "(\(expression) <= ? OR \(expression) IS NULL)"
+            case (false, false, false): arguments.append(value); return term.orNull("\(expression) < ?")
+            case (false, false, true): arguments.append(value); return term.orNull("\(expression) <= ?")
             case (false, true, false): return "0"
             case (false, true, true): return "\(expression) IS NULL"
             }
@@ -172,7 +190,7 @@ struct OrderedQuery: Sendable {
         switch (ascending, value.isNull) {
         case (true, false): arguments.append(value); strictly = "\(expression) > ?"
         case (true, true): strictly = "\(expression) IS NOT NULL"
-        case (false, false): arguments.append(value); strictly = "(\(expression) < ? OR \(expression) IS NULL)"
+        case (false, false): arguments.append(value); strictly = term.orNull("\(expression) < ?")
         case (false, true): strictly = "0"
         }
         arguments.append(value)
