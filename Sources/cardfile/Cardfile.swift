@@ -11,7 +11,12 @@ struct Cardfile: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "cardfile",
         abstract: "A keyboard-driven editor for the records in SQLite databases.",
-        discussion: "With no file, opens a demo database (created on first run).",
+        discussion: """
+            cardfile [PATH] [--table NAME] [--theme NAME] [--autosave SECONDS|off] [--read-only] [--create]
+
+            With no file, opens a demo database (created on first run). `cardfile help open` \
+            describes these options.
+            """,
         version: "0.2.0",
         subcommands: [Open.self, Demo.self, Collaborate.self, Keys.self],
         defaultSubcommand: Open.self)

@@ -158,7 +158,7 @@ struct EditorTests {
         #expect(try harness.disk("SELECT count(*) FROM cards") == 5.databaseValue)
         #expect(harness.lines[0].contains("cards › 5"))
         try harness.press(KeyEvent(.escape))
-        #expect(harness.statusLine.contains("row 5 of 5"))
+        #expect(try harness.waitFor { _ in harness.statusLine.contains("row 5 of 5") })
 
         try harness.press(.char("d"))
         #expect(harness.screen.contains("Delete cards 5?"))
