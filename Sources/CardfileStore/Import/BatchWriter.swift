@@ -1,0 +1,116 @@
+import GRDB
+
+/// Writes one batch of imported rows inside the caller's transaction, each row on its own:
+/// a row a constraint refuses is reported and the others go in.
+struct BatchWriter {
+    let entity: Entity
+    let mode: ImportOptions.Mode
+    let core: StoreCore
+    let file: String
+
+    struct Outcome {
+        var inserted = 0
+        var updated = 0
+        var unchanged = 0
+        var skipped = 0
+        var rejected = 0
+        var errors: [ImportRowError] = []
+    }
+
+    private var table: TableSchema { entity.table }
+
+    /// The columns an existing row is found by: the primary key when the file has it, else
+    /// the first unique index whose columns it has.
+    func conflictTarget(for columns: [Int]) -> [Int]? {
+        let present = Set(columns)
+        let key = table.keyColumnIndexes
+        if !key.isEmpty, key.allSatisfy(present.contains) { return key }
+        for index in table.uniqueIndexes where !index.isPartial {
+            let positions = index.columns.compactMap { table.columnIndex(named: $0) }
+            if positions.count == index.columns.count, positions.allSatisfy(present.contains) { return positions }
+        }
+        return nil
+    }
+
+    func write(_ rows: [(line: Int, columns: [Int], values: [Value])], db: Database) throws -> Outcome {
+        var outcome = Outcome()
+        for row in rows {
+            let names = row.columns.map { table.quotedColumnNames[$0] }
+            let placeholders = Array(repeating: "?", count: row.columns.count).joined(separator: ", ")
+            let into = row.columns.isEmpty ? "\(table.quotedName) DEFAULT VALUES" : "\(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+            let target = mode == .upsert || mode == .replace ? conflictTarget(for: row.columns) : nil
+            if mode == .upsert, target == nil {
+                reject(&outcome, line: row.line, column: nil, reason: "an upsert needs the primary key or a unique column in the row")
+                continue
+            }
+            var existed = false
+            if let target {
+                let condition = target.map { "\(table.quotedColumnNames[$0]) IS ?" }.joined(separator: " AND ")
+                let values = target.map { row.values[row.columns.firstIndex(of: $0)!] }
+                existed = try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table.quotedName) WHERE \(condition)"), arguments: values.statementArguments) != nil
+            }
+            let sql: String
+            switch mode {
+            case .insert: sql = "INSERT INTO \(into)"
+            case .ignore: sql = "INSERT OR IGNORE INTO \(into)"
+            case .replace: sql = "INSERT OR REPLACE INTO \(into)"
+            case .upsert:
+                let others = row.columns.filter { !target!.contains($0) }.map { table.quotedColumnNames[$0] }
+                let targetNames = target!.map { table.quotedColumnNames[$0] }.joined(separator: ", ")
+                if others.isEmpty {
+                    sql = "INSERT INTO \(into) ON CONFLICT (\(targetNames)) DO NOTHING"
+                } else {
+                    let sets = others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+                    let changed = others.map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
+                    sql = "INSERT INTO \(into) ON CONFLICT (\(targetNames)) DO UPDATE SET \(sets) WHERE \(changed)"
+                }
+            }
+            do {
+                try db.cachedStatement(sql: sql).execute(arguments: row.values.statementArguments)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH {
+                reject(&outcome, line: row.line, column: Self.column(in: error), reason: Self.reason(for: error, row: row, table: table))
+                continue
+            }
+            let changed = db.changesCount > 0
+            switch (mode, existed, changed) {
+            case (.ignore, _, false): outcome.skipped += 1
+            case (.upsert, true, false): outcome.unchanged += 1
+            case (_, true, _): outcome.updated += 1
+            default: outcome.inserted += 1
+            }
+        }
+        return outcome
+    }
+
+    private func reject(_ outcome: inout Outcome, line: Int, column: String?, reason: String) {
+        outcome.rejected += 1
+        if outcome.errors.count < ImportSummary.errorsKept {
+            outcome.errors.append(ImportRowError(file: file, line: line, column: column, reason: reason))
+        }
+    }
+
+    /// The column SQLite names in a NOT NULL or UNIQUE failure (`… failed: table.column`).
+    static func column(in error: DatabaseError) -> String? {
+        guard let message = error.message, let colon = message.lastIndex(of: ":") else { return nil }
+        let names = message[message.index(after: colon)...].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = names.first, let dot = first.lastIndex(of: ".") else { return nil }
+        return String(first[first.index(after: dot)...])
+    }
+
+    static func reason(for error: DatabaseError, row: (line: Int, columns: [Int], values: [Value]), table: TableSchema) -> String {
+        switch error.extendedResultCode {
+        case .SQLITE_CONSTRAINT_NOTNULL:
+            let column = column(in: error)
+            let wasEmpty = column.flatMap { name in table.columnIndex(named: name) }.flatMap { row.columns.firstIndex(of: $0) }.map { row.values[$0].isNull } ?? false
+            return "needs a value" + (wasEmpty ? " (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)" : "")
+        case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+            return "another row already has this value (--mode upsert, ignore or replace decide what to do with it)"
+        case .SQLITE_CONSTRAINT_CHECK:
+            return "breaks the table's rule \(error.message?.components(separatedBy: "CHECK constraint failed: ").last ?? "")"
+        case .SQLITE_CONSTRAINT_FOREIGNKEY:
+            return "refers to a row of another table that does not exist"
+        default:
+            return error.message ?? "refused by the database"
+        }
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+
+/// One field of a delimited file: its text, and whether it was quoted. An empty unquoted field
+/// is NULL; a quoted empty field (`""`) is the empty string.
+public struct CSVField: Hashable, Sendable {
+    public var text: String
+    public var quoted: Bool
+
+    public init(_ text: String, quoted: Bool = false) {
+        self.text = text
+        self.quoted = quoted
+    }
+}
+
+/// Reads records from a delimited file (RFC 4180 CSV, TSV, or another delimiter) as a stream:
+/// memory holds one buffer and one record, whatever the file's size.
+///
+/// Quoted fields may hold delimiters, line breaks and doubled quotes; records end with LF or
+/// CRLF. Parsing runs on UTF-8 bytes (the input is transcoded first when it is Latin-1 or
+/// UTF-16), and each field is checked as UTF-8, so invalid bytes are a record error naming the
+/// line, never silent garbage.
+///
+/// Written here rather than taken from the local packages: CSV.swift (yaslab) streams but
+/// returns plain strings, losing the quoted/unquoted difference that tells NULL from the empty
+/// string, and SwiftCSV reads the whole file into one string. Throughput measured in
+/// `cardfile-bench import`.
+struct CSVReader {
+    private var source: ByteSource
+    let delimiter: UInt8
+
+    /// One record, or what was wrong with it.
+    enum Outcome {
+        case record([CSVField], line: Int)
+        case problem(String, line: Int)
+    }
+
+    init(source: ByteSource, delimiter: UInt8) {
+        self.source = source
+        self.delimiter = delimiter
+    }
+
+    /// The line the next record starts on (1-based).
+    private(set) var line = 1
+
+    /// Bytes of the file read so far.
+    var bytesRead: Int { source.consumed }
+
+    /// The next record; nil at the end of the file.
+    mutating func next() throws -> Outcome? {
+        guard try source.peek() != nil else { return nil }
+        let startLine = line
+        var fields: [CSVField] = []
+        var bytes: [UInt8] = []
+        var quoted = false
+        /// For a quoted field: how many bytes it had when its closing quote came.
+        var closedAt = -1
+        var problem: String?
+
+        func finishField() {
+            if problem == nil, let text = String(validating: bytes, as: UTF8.self) {
+                if bytes.contains(0) { problem = "field \(fields.count + 1) holds a NUL byte" }
+                fields.append(CSVField(text, quoted: quoted))
+            } else if problem == nil {
+                problem = "field \(fields.count + 1) is not valid UTF-8 text (is the file in another encoding? try --encoding latin1)"
+            }
+            bytes.removeAll(keepingCapacity: true)
+            quoted = false
+            closedAt = -1
+        }
+
+        while true {
+            guard let byte = try source.next() else {
+                finishField()
+                break
+            }
+            if byte == UInt8(ascii: "\""), bytes.isEmpty, !quoted {
+                // A quoted field: up to the closing quote; "" is a quote inside.
+                quoted = true
+                var closed = false
+                while let inner = try source.next() {
+                    if inner == UInt8(ascii: "\"") {
+                        if try source.peek() == UInt8(ascii: "\"") {
+                            _ = try source.next()
+                            bytes.append(inner)
+                        } else {
+                            closed = true
+                            break
+                        }
+                    } else {
+                        if inner == 0x0A { line += 1 }
+                        bytes.append(inner)
+                    }
+                }
+                if !closed {
+                    return .problem("unterminated quote (the field opened on line \(startLine) never closes)", line: startLine)
+                }
+                closedAt = bytes.count
+                // Anything between the closing quote and the delimiter is kept, as most tools do.
+                continue
+            }
+            if byte == delimiter {
+                finishField()
+                continue
+            }
+            if byte == 0x0A {
+                line += 1
+                // CRLF ends a record; a CR inside quotes is data.
+                if bytes.last == 0x0D, !quoted || bytes.count == closedAt + 1 { bytes.removeLast() }
+                finishField()
+                break
+            }
+            bytes.append(byte)
+        }
+        if let problem { return .problem(problem, line: startLine) }
+        return .record(fields, line: startLine)
+    }
+}
+
+/// Bytes from a file, read in large blocks, with one byte of look-ahead. The file's text is
+/// delivered as UTF-8: Latin-1 and UTF-16 (either byte order, by its BOM) are transcoded as
+/// they are read, and a UTF-8 BOM is skipped.
+struct ByteSource {
+    enum Encoding: String, Sendable, CaseIterable {
+        case utf8, latin1, utf16
+    }
+
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var atEnd = false
+    private var encoding: Encoding
+    private var littleEndian = true
+    private var pendingUTF16: [UInt8] = []
+    private var highSurrogate: UInt16?
+    /// Bytes read from the file so far (for progress).
+    private(set) var consumed: Int = 0
+    static let blockSize = 1 << 16
+
+    init(handle: FileHandle, encoding: Encoding?) throws {
+        self.handle = handle
+        self.encoding = encoding ?? .utf8
+        try fill()
+        // A byte-order mark decides (and is not data).
+        if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
+            position = 3
+            self.encoding = .utf8
+        } else if buffer.starts(with: [0xFF, 0xFE]) || buffer.starts(with: [0xFE, 0xFF]), encoding == nil || encoding == .utf16 {
+            littleEndian = buffer[0] == 0xFF
+            let rest = Array(buffer[2...])
+            self.encoding = .utf16
+            buffer = []
+            position = 0
+            buffer = transcode(rest, final: false)
+        }
+    }
+
+    /// The encoding in use (after looking at the byte-order mark).
+    var activeEncoding: Encoding { encoding }
+
+    mutating func peek() throws -> UInt8? {
+        if position >= buffer.count { try fill() }
+        return position < buffer.count ? buffer[position] : nil
+    }
+
+    mutating func next() throws -> UInt8? {
+        if position >= buffer.count { try fill() }
+        guard position < buffer.count else { return nil }
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    private mutating func fill() throws {
+        guard !atEnd else {
+            buffer = []
+            position = 0
+            return
+        }
+        let data = try handle.read(upToCount: Self.blockSize) ?? Data()
+        consumed += data.count
+        if data.isEmpty { atEnd = true }
+        let raw = [UInt8](data)
+        switch encoding {
+        case .utf8: buffer = raw
+        case .latin1: buffer = Self.latin1ToUTF8(raw)
+        case .utf16: buffer = transcode(raw, final: data.isEmpty)
+        }
+        position = 0
+        if buffer.isEmpty, !atEnd { try fill() }
+    }
+
+    private static func latin1ToUTF8(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + bytes.count / 8)
+        for byte in bytes {
+            if byte < 0x80 {
+                out.append(byte)
+            } else {
+                out.append(0xC0 | (byte >> 6))
+                out.append(0x80 | (byte & 0x3F))
+            }
+        }
+        return out
+    }
+
+    /// UTF-16 to UTF-8, keeping an odd byte or a lone high surrogate for the next block. An
+    /// unpaired surrogate becomes an invalid UTF-8 byte, so the record it is in is reported
+    /// rather than quietly changed.
+    private mutating func transcode(_ raw: [UInt8], final: Bool) -> [UInt8] {
+        let bytes = pendingUTF16 + raw
+        let usable = bytes.count - bytes.count % 2
+        pendingUTF16 = Array(bytes[usable...])
+        var out: [UInt8] = []
+        out.reserveCapacity(usable)
+        var index = 0
+        while index < usable {
+            let unit = littleEndian ? UInt16(bytes[index]) | UInt16(bytes[index + 1]) << 8 : UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1])
+            index += 2
+            if let high = highSurrogate {
+                highSurrogate = nil
+                if (0xDC00...0xDFFF).contains(unit) {
+                    let scalar = 0x10000 + ((UInt32(high) - 0xD800) << 10) + (UInt32(unit) - 0xDC00)
+                    out += Array(String(Character(Unicode.Scalar(scalar)!)).utf8)
+                    continue
+                }
+                out.append(0xFF)                                   // an unpaired surrogate
+            }
+            if (0xD800...0xDBFF).contains(unit) {
+                highSurrogate = unit
+            } else if (0xDC00...0xDFFF).contains(unit) {
+                out.append(0xFF)
+            } else {
+                out += Array(String(Character(Unicode.Scalar(unit)!)).utf8)
+            }
+        }
+        if final, highSurrogate != nil || !pendingUTF16.isEmpty {
+            out.append(0xFF)
+            highSurrogate = nil
+            pendingUTF16 = []
+        }
+        return out
+    }
+}

@@ -1,0 +1,285 @@
+import Foundation
+import GRDB
+
+/// Reads a CSV, TSV, JSON Lines or JSON file into a table, in batches of one short
+/// transaction each (so an editor's save waits for at most one batch), through the
+/// container's writer: every batch's commit is announced like any save, and live lists
+/// follow it. The file is streamed; memory does not grow with it.
+///
+/// Bad rows are reported with their line, column and reason, and skipped (or stop the import,
+/// with ``ImportOptions/OnError/abort``). Cancelling keeps the batches already committed,
+/// unless the import is atomic.
+public final class Importer {
+    let core: StoreCore
+    let path: String
+    let options: ImportOptions
+    private let identity: ContextIdentity
+    private var fileName: String { (path as NSString).lastPathComponent }
+
+    public init(container: Container, file: String, options: ImportOptions) {
+        core = container.core
+        path = file
+        self.options = options
+        identity = container.core.makeIdentity(name: "import", role: .importer)
+    }
+
+    /// One row ready to write: the values for `columns` (indexes into the table's columns).
+    private struct PendingRow {
+        let line: Int
+        let columns: [Int]
+        let values: [Value]
+    }
+
+    /// Runs the import. `progress` hears about every batch; `isCancelled` is asked between
+    /// batches. Both are called on the importing thread.
+    public func run(progress: (ImportProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws(ImportError) -> ImportSummary {
+        let entity: Entity
+        do { entity = try core.entity(options.table) } catch { throw .store(error) }
+        guard core.writer != nil else { throw .store(.readOnly(core.readOnlyReason ?? .requested)) }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .cannotRead(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        }
+        defer { try? handle.close() }
+        let totalBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        let format: ImportOptions.Format
+        if let given = options.format { format = given } else { format = try Self.format(of: path) }
+        let started = DispatchTime.now().uptimeNanoseconds
+        var reader: RecordSource
+        do {
+            let source = try ByteSource(handle: handle, encoding: options.encoding.map { ByteSource.Encoding(rawValue: $0.rawValue)! })
+            switch format {
+            case .csv: reader = .csv(CSVReader(source: source, delimiter: options.delimiter ?? Self.detectDelimiter(path)))
+            case .tsv: reader = .csv(CSVReader(source: source, delimiter: options.delimiter ?? 0x09))
+            case .jsonl: reader = .json(JSONRecordReader(source: source, layout: .lines))
+            case .json: reader = .json(JSONRecordReader(source: source, layout: .array))
+            }
+        } catch {
+            throw .cannotRead(path: path, reason: error.localizedDescription)
+        }
+
+        var summary = ImportSummary()
+        let mapping = try headerMapping(&reader, entity: entity)
+        let writer = BatchWriter(entity: entity, mode: options.mode, core: core, file: fileName)
+        if options.mode == .upsert, let fields = mapping.csv, writer.conflictTarget(for: fields.compactMap { $0 }) == nil {
+            throw .noUpsertKey(table: entity.name)
+        }
+
+        func reject(line: Int, column: String?, reason: String) {
+            summary.rejected += 1
+            if summary.errors.count < ImportSummary.errorsKept {
+                summary.errors.append(ImportRowError(file: fileName, line: line, column: column, reason: reason))
+            }
+        }
+
+        var done = false
+        var atomicRows: [PendingRow] = []
+        while !done {
+            if isCancelled() {
+                summary.cancelled = true
+                summary.stoppedEarly = true
+                summary.stoppedAtLine = reader.line
+                break
+            }
+            // Read a batch (outside any transaction: parsing never holds the lock).
+            var batch: [PendingRow] = []
+            while batch.count < options.batchSize {
+                let next: RecordSource.Outcome?
+                do { next = try reader.next() } catch { throw .cannotRead(path: path, reason: error.localizedDescription) }
+                guard let next else {
+                    done = true
+                    break
+                }
+                switch next {
+                case .problem(let reason, let line):
+                    reject(line: line, column: nil, reason: reason)
+                case .fields(let fields, let line):
+                    // A blank line is no record.
+                    if fields.count == 1, fields[0].text.isEmpty, !fields[0].quoted { continue }
+                    switch mapping.row(from: fields, entity: entity, emptyAsText: options.emptyAsText) {
+                    case .success(let row): batch.append(PendingRow(line: line, columns: row.columns, values: row.values))
+                    case .failure(let problem): reject(line: line, column: problem.column, reason: problem.reason)
+                    }
+                case .object(let pairs, let line):
+                    switch mapping.row(from: pairs, entity: entity, ignoreUnknown: options.ignoreUnknown) {
+                    case .success(let row): batch.append(PendingRow(line: line, columns: row.columns, values: row.values))
+                    case .failure(let problem): reject(line: line, column: problem.column, reason: problem.reason)
+                    }
+                }
+                if options.onError == .abort, summary.rejected > 0 { break }
+            }
+            if options.onError == .abort, summary.rejected > 0 {
+                summary.stoppedEarly = true
+                summary.stoppedAtLine = summary.errors.last?.line
+                done = true
+            }
+            if options.atomic {
+                atomicRows += batch
+            } else if !batch.isEmpty {
+                do {
+                    let outcome = try core.write(origin: .context(identity)) { db, _ in try writer.write(batch.map { ($0.line, $0.columns, $0.values) }, db: db) }
+                    summary.add(outcome)
+                    // Reading and writing find problems at different times: report them in file order.
+                    summary.errors.sort { $0.line < $1.line }
+                    if options.onError == .abort, outcome.rejected > 0 {
+                        summary.stoppedEarly = true
+                        summary.stoppedAtLine = outcome.errors.first?.line
+                        done = true
+                    }
+                } catch {
+                    throw .store(Self.storeError(error, path: core.path))
+                }
+            }
+            progress(ImportProgress(
+                rows: summary.inserted + summary.updated + summary.unchanged + summary.skipped + summary.rejected + atomicRows.count,
+                bytes: reader.bytesRead, totalBytes: totalBytes,
+                seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+        }
+        if options.atomic {
+            // All or nothing: one transaction, rolled back when any row is refused.
+            if summary.rejected > 0 || summary.cancelled {
+                summary.rolledBack = summary.rejected > 0
+                return summary
+            }
+            do {
+                let outcome = try core.write(origin: .context(identity)) { db, _ in
+                    let outcome = try writer.write(atomicRows.map { ($0.line, $0.columns, $0.values) }, db: db)
+                    if outcome.rejected > 0 { throw AtomicRollback(outcome: outcome) }
+                    return outcome
+                }
+                summary.add(outcome)
+            } catch let rollback as AtomicRollback {
+                var failed = ImportSummary()
+                failed.add(rollback.outcome)
+                summary.rejected += failed.rejected
+                summary.errors += failed.errors.prefix(ImportSummary.errorsKept - summary.errors.count)
+                summary.rolledBack = true
+            } catch {
+                throw .store(Self.storeError(error, path: core.path))
+            }
+        }
+        return summary
+    }
+
+    private static func storeError(_ error: any Error, path: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        if let error = error as? DatabaseError { return .working(error, path: path) }
+        return .database(code: -1, message: String(describing: error))
+    }
+
+    private struct AtomicRollback: Error {
+        let outcome: BatchWriter.Outcome
+    }
+
+    // MARK: - Reading the first row
+
+    private func headerMapping(_ reader: inout RecordSource, entity: Entity) throws(ImportError) -> ColumnMapping {
+        let table = entity.table
+        guard case .csv = reader else { return ColumnMapping(csv: nil, table: table) }
+        guard options.header else {
+            return ColumnMapping(csv: table.columns.indices.filter { table.columns[$0].isWritable }.map { Optional($0) }, table: table)
+        }
+        let first: RecordSource.Outcome?
+        do { first = try reader.next() } catch { throw .cannotRead(path: path, reason: error.localizedDescription) }
+        guard let first else { throw .noHeader(file: fileName) }
+        guard case .fields(let names, _) = first else {
+            if case .problem(let reason, let line) = first { throw .cannotRead(path: path, reason: "line \(line): \(reason)") }
+            throw .noHeader(file: fileName)
+        }
+        var columns: [Int?] = []
+        var unknown: [String] = []
+        for field in names {
+            let name = field.text.trimmingCharacters(in: .whitespaces)
+            if let index = table.columnIndex(named: name), table.columns[index].isWritable {
+                columns.append(index)
+            } else {
+                columns.append(nil)
+                unknown.append(name)
+            }
+        }
+        if !unknown.isEmpty, !options.ignoreUnknown {
+            throw .unknownColumns(file: fileName, columns: unknown, table: table.name)
+        }
+        return ColumnMapping(csv: columns, table: table)
+    }
+
+    static func format(of path: String) throws(ImportError) -> ImportOptions.Format {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "csv", "txt": return .csv
+        case "tsv", "tab": return .tsv
+        case "jsonl", "ndjson": return .jsonl
+        case "json": return .json
+        default: throw .unknownFormat(path: path)
+        }
+    }
+
+    /// The delimiter the first line uses most, outside quotes: `,`, `;`, `|` or a tab.
+    static func detectDelimiter(_ path: String) -> UInt8 {
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: 1 << 16) else { return 0x2C }
+        try? handle.close()
+        var counts: [UInt8: Int] = [0x2C: 0, 0x3B: 0, 0x7C: 0, 0x09: 0]
+        var quoted = false
+        for byte in data {
+            if byte == 0x22 { quoted.toggle() }
+            if byte == 0x0A, !quoted { break }
+            if !quoted, counts[byte] != nil { counts[byte]! += 1 }
+        }
+        let best = counts.max { $0.value < $1.value || ($0.value == $1.value && $0.key != 0x2C) }
+        return (best?.value ?? 0) > 0 ? best!.key : 0x2C
+    }
+}
+
+/// The reader in use, behind one face.
+enum RecordSource {
+    case csv(CSVReader)
+    case json(JSONRecordReader)
+
+    enum Outcome {
+        case fields([CSVField], line: Int)
+        case object([(key: String, value: Value)], line: Int)
+        case problem(String, line: Int)
+    }
+
+    mutating func next() throws -> Outcome? {
+        switch self {
+        case .csv(var reader):
+            defer { self = .csv(reader) }
+            switch try reader.next() {
+            case .record(let fields, let line)?: return .fields(fields, line: line)
+            case .problem(let reason, let line)?: return .problem(reason, line: line)
+            case nil: return nil
+            }
+        case .json(var reader):
+            defer { self = .json(reader) }
+            switch try reader.next() {
+            case .record(let pairs, let line)?: return .object(pairs, line: line)
+            case .problem(let reason, let line)?: return .problem(reason, line: line)
+            case nil: return nil
+            }
+        }
+    }
+
+    var line: Int {
+        switch self {
+        case .csv(let reader): return reader.line
+        case .json(let reader): return reader.currentLine
+        }
+    }
+
+    var bytesRead: Int {
+        switch self {
+        case .csv(let reader): return reader.bytesRead
+        case .json(let reader): return reader.bytesRead
+        }
+    }
+}
+
+extension ImportSummary {
+    mutating func add(_ outcome: BatchWriter.Outcome) {
+        inserted += outcome.inserted
+        updated += outcome.updated
+        unchanged += outcome.unchanged
+        skipped += outcome.skipped
+        rejected += outcome.rejected
+        errors += outcome.errors.prefix(max(0, ImportSummary.errorsKept - errors.count))
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+
+/// Reads objects from JSON Lines (one object a line) or from a JSON array of objects, as a
+/// stream: the array is split into its objects as bytes arrive, and only one object at a time
+/// is parsed, so memory does not grow with the file.
+struct JSONRecordReader {
+    enum Layout { case lines, array }
+
+    enum Outcome {
+        case record([(key: String, value: Value)], line: Int)
+        case problem(String, line: Int)
+    }
+
+    private var source: ByteSource
+    let layout: Layout
+    private var line = 1
+    private var started = false
+    private var finished = false
+
+    /// The line the next record starts on.
+    var currentLine: Int { line }
+    /// Bytes of the file read so far.
+    var bytesRead: Int { source.consumed }
+
+    init(source: ByteSource, layout: Layout) {
+        self.source = source
+        self.layout = layout
+    }
+
+    mutating func next() throws -> Outcome? {
+        switch layout {
+        case .lines: return try nextLine()
+        case .array: return try nextElement()
+        }
+    }
+
+    private mutating func nextLine() throws -> Outcome? {
+        while true {
+            guard try source.peek() != nil else { return nil }
+            let start = line
+            var bytes: [UInt8] = []
+            while let byte = try source.next() {
+                if byte == 0x0A {
+                    line += 1
+                    break
+                }
+                bytes.append(byte)
+            }
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            return Self.object(from: bytes, line: start)
+        }
+    }
+
+    private mutating func skipSpace() throws {
+        while let byte = try source.peek(), byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A {
+            if byte == 0x0A { line += 1 }
+            _ = try source.next()
+        }
+    }
+
+    private mutating func nextElement() throws -> Outcome? {
+        guard !finished else { return nil }
+        try skipSpace()
+        if !started {
+            started = true
+            guard try source.next() == UInt8(ascii: "[") else {
+                finished = true
+                return .problem("the file is not a JSON array of objects (it must start with [)", line: line)
+            }
+            try skipSpace()
+            if try source.peek() == UInt8(ascii: "]") {
+                finished = true
+                return nil
+            }
+        }
+        let start = line
+        guard try source.peek() == UInt8(ascii: "{") else {
+            finished = true
+            if try source.peek() == nil { return .problem("the array never ends (no closing ])", line: line) }
+            return .problem("an element of the array is not an object", line: start)
+        }
+        // The object's bytes: up to its matching brace, strings and escapes respected.
+        var bytes: [UInt8] = []
+        var depth = 0
+        var inString = false
+        var escaped = false
+        while let byte = try source.next() {
+            bytes.append(byte)
+            if byte == 0x0A { line += 1 }
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            if byte == UInt8(ascii: "\"") { inString = true } else if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") { depth += 1 } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                depth -= 1
+                if depth == 0 { break }
+            }
+        }
+        guard depth == 0 else {
+            finished = true
+            return .problem("the object that starts here never ends", line: start)
+        }
+        try skipSpace()
+        switch try source.next() {
+        case UInt8(ascii: ",")?: break
+        case UInt8(ascii: "]")?: finished = true
+        default:
+            finished = true
+            return .problem("expected , or ] after an object", line: line)
+        }
+        return Self.object(from: bytes, line: start)
+    }
+
+    /// One JSON object's fields as values: strings as text, numbers as integers or reals,
+    /// booleans as 1 and 0, null as NULL, nested arrays and objects as their JSON text.
+    static func object(from bytes: [UInt8], line: Int) -> Outcome {
+        guard String(validating: bytes, as: UTF8.self) != nil else {
+            return .problem("not valid UTF-8 text", line: line)
+        }
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        } catch {
+            return .problem("not valid JSON", line: line)
+        }
+        guard let object = parsed as? [String: Any] else { return .problem("a JSON value that is not an object", line: line) }
+        return .record(object.map { ($0.key, value(of: $0.value)) }.sorted { $0.key < $1.key }, line: line)
+    }
+
+    static func value(of json: Any) -> Value {
+        switch json {
+        case is NSNull: return .null
+        case let string as String: return .text(string)
+        case let number as NSNumber:
+            // Foundation tells booleans ("c"), integers and reals ("d", "f") by the number's type.
+            switch String(cString: number.objCType) {
+            case "c", "B": return .integer(number.boolValue ? 1 : 0)
+            case "d", "f": return .real(number.doubleValue)
+            default: return .integer(number.int64Value)
+            }
+        default:
+            let data = (try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])) ?? Data()
+            return .text(String(decoding: data, as: UTF8.self))
+        }
+    }
+}
