@@ -18,7 +18,7 @@ struct Cardfile: ParsableCommand {
             describes these options.
             """,
         version: "0.2.0",
-        subcommands: [Open.self, Demo.self, Collaborate.self, Keys.self],
+        subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Keys.self],
         defaultSubcommand: Open.self)
 }
 
@@ -214,6 +214,117 @@ extension Cardfile {
         }
     }
 
+    /// `cardfile import DB FILE --table NAME`: a file into a table, headless.
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import a CSV, TSV, JSON Lines or JSON file into a table.",
+            discussion: "Bad rows are reported with their line and skipped (or stop the import with --on-error abort). Ctrl-C stops after the current batch; committed batches stay unless --atomic.")
+
+        @Argument(help: "The SQLite database.")
+        var database: String
+
+        @Argument(help: "The file to read.")
+        var file: String
+
+        @Option(name: .long, help: "The table to fill.")
+        var table: String
+
+        @Option(name: .long, help: "csv, tsv, jsonl or json (from the file's extension when left out).")
+        var format: String?
+
+        @Option(name: .long, help: "The delimiter of a CSV file (one character, or tab); detected when left out.")
+        var delimiter: String?
+
+        @Flag(name: .long, help: "The first row is data: fields map to columns by position.")
+        var noHeader = false
+
+        @Option(name: .long, help: "utf8, latin1 or utf16 (UTF-8, or what a byte-order mark says, when left out).")
+        var encoding: String?
+
+        @Flag(name: .long, help: "Leave out columns the table does not have.")
+        var ignoreUnknown = false
+
+        @Flag(name: .long, help: "Read empty unquoted fields as the empty string, not NULL.")
+        var emptyAsText = false
+
+        @Option(name: .long, help: "insert, upsert, ignore or replace: what a row whose key exists does.")
+        var mode: String = "insert"
+
+        @Option(name: .long, help: "skip or abort: what a bad row does.")
+        var onError: String = "skip"
+
+        @Flag(name: .long, help: "All or nothing, in one transaction (other writers wait).")
+        var atomic = false
+
+        @Option(name: .long, help: .hidden)
+        var batchSize: Int = 5_000
+
+        func run() throws {
+            var options = ImportOptions(table: table, header: !noHeader, ignoreUnknown: ignoreUnknown, emptyAsText: emptyAsText,
+                                        atomic: atomic, batchSize: batchSize)
+            if let format {
+                guard let parsed = ImportOptions.Format(rawValue: format) else { throw fail("--format takes csv, tsv, jsonl or json, not \"\(format)\"") }
+                options.format = parsed
+            }
+            if let delimiter {
+                if delimiter == "tab" || delimiter == "\\t" { options.delimiter = 0x09 }
+                else if delimiter.utf8.count == 1 { options.delimiter = delimiter.utf8.first }
+                else { throw fail("--delimiter takes one character (or tab), not \"\(delimiter)\"") }
+            }
+            if let encoding {
+                guard let parsed = ImportOptions.Encoding(rawValue: encoding) else { throw fail("--encoding takes utf8, latin1 or utf16") }
+                options.encoding = parsed
+            }
+            guard let parsedMode = ImportOptions.Mode(rawValue: mode) else { throw fail("--mode takes insert, upsert, ignore or replace") }
+            options.mode = parsedMode
+            guard let parsedOnError = ImportOptions.OnError(rawValue: onError) else { throw fail("--on-error takes skip or abort") }
+            options.onError = parsedOnError
+
+            let container: Container
+            do {
+                container = try Container(path: database, options: StoreOptions(createIfMissing: false))
+            } catch {
+                throw fail(error.message)
+            }
+            // Ctrl-C asks the import to stop after the batch it is writing.
+            let stop = StopFlag()
+            signal(SIGINT, SIG_IGN)
+            let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+            interrupt.setEventHandler { stop.raise() }
+            interrupt.resume()
+            defer { interrupt.cancel() }
+            let showProgress = isatty(2) != 0
+            let summary: ImportSummary
+            do {
+                summary = try Importer(container: container, file: file, options: options).run(
+                    progress: { progress in
+                        guard showProgress else { return }
+                        FileHandle.standardError.write(Data(("\r" + Self.bar(progress)).utf8))
+                    },
+                    isCancelled: { stop.isRaised })
+            } catch {
+                if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                throw fail(error.description)
+            }
+            if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            print(summary.sentence)
+            for error in summary.errors { print("  " + error.description) }
+            if summary.rejected > summary.errors.count {
+                print("  … and \(summary.rejected - summary.errors.count) more rejected rows")
+            }
+            if summary.cancelled { throw ExitCode(130) }
+            if summary.stoppedEarly || summary.rolledBack { throw ExitCode(1) }
+        }
+
+        /// `[#####     ] 52%  120,000 rows  84,211 rows/s  ETA 3s`
+        static func bar(_ progress: ImportProgress) -> String {
+            let filled = Int(progress.fraction * 20)
+            let eta = progress.secondsLeft.map { " ETA \(Int($0.rounded()))s" } ?? ""
+            return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled) + "] "
+                + "\(Int(progress.fraction * 100))%  \(progress.rows.formatted()) rows  \(Int(progress.rowsPerSecond).formatted()) rows/s\(eta)"
+        }
+    }
+
     /// `cardfile keys`: the key tables, as the README shows them.
     struct Keys: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the editor's keys as Markdown tables.", shouldDisplay: false)
@@ -323,4 +434,13 @@ struct Writer {
         formatter.dateFormat = "HH:mm:ss"
         return formatter.string(from: Date())
     }
+}
+
+/// Set from a signal handler's queue, read by the importing thread.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+
+    func raise() { lock.withLock { raised = true } }
+    var isRaised: Bool { lock.withLock { raised } }
 }

@@ -35,6 +35,13 @@ struct BatchWriter {
     func write(_ rows: [(line: Int, columns: [Int], values: [Value])], db: Database) throws -> Outcome {
         var outcome = Outcome()
         for row in rows {
+            // NULL for a NOT NULL column is refused here: OR REPLACE would quietly put the
+            // column's default in its place.
+            if let index = zip(row.columns, row.values).first(where: { table.columns[$0.0].isNotNull && $0.1.isNull })?.0 {
+                reject(&outcome, line: row.line, column: table.columns[index].name,
+                       reason: "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)")
+                continue
+            }
             let names = row.columns.map { table.quotedColumnNames[$0] }
             let placeholders = Array(repeating: "?", count: row.columns.count).joined(separator: ", ")
             let into = row.columns.isEmpty ? "\(table.quotedName) DEFAULT VALUES" : "\(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
@@ -52,7 +59,9 @@ struct BatchWriter {
             let sql: String
             switch mode {
             case .insert: sql = "INSERT INTO \(into)"
-            case .ignore: sql = "INSERT OR IGNORE INTO \(into)"
+            // ON CONFLICT (the upsert clause) covers only uniqueness: a NOT NULL or CHECK failure
+            // is still an error, where OR IGNORE would skip the row without a word.
+            case .ignore: sql = "INSERT INTO \(into) ON CONFLICT DO NOTHING"
             case .replace: sql = "INSERT OR REPLACE INTO \(into)"
             case .upsert:
                 let others = row.columns.filter { !target!.contains($0) }.map { table.quotedColumnNames[$0] }

@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+/// The headless commands, run as a person runs them: output and exit status.
+@Suite("Headless commands")
+struct CommandTests {
+    @Test func importReportsRowsAndExitsByHowItWent() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("library.sqlite").path
+        let cardfile = try TmuxSession.programPath("cardfile")
+        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "50"])
+        let csv = folder.appendingPathComponent("authors.csv").path
+        try "id,name,country,born\n100,New Author,Nowhere,1950\n101,,X,1960\n102,Third,Y,2500\n".write(toFile: csv, atomically: true, encoding: .utf8)
+
+        let skipped = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "authors"])
+        #expect(skipped.contains("imported 1 row: 1 inserted, 2 rejected"))
+        #expect(skipped.contains("authors.csv line 3, column name: needs a value"))
+        #expect(skipped.contains("authors.csv line 4: breaks the table's rule"))
+        #expect(try EditorTmuxTests.sqlite(database, "SELECT name FROM authors WHERE id = 100") == "New Author")
+
+        let aborted = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "authors", "--mode", "ignore", "--on-error", "abort"], expectStatus: 1)
+        #expect(aborted.contains("stopped at the first error"))
+
+        let atomic = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "authors", "--mode", "upsert", "--atomic"], expectStatus: 1)
+        #expect(atomic.contains("nothing imported"))
+
+        let missing = try EditorTmuxTests.run(cardfile, ["import", database, folder.appendingPathComponent("none.csv").path, "--table", "authors"], expectStatus: 2)
+        #expect(missing.contains("no such file"))
+        let badTable = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "nope"], expectStatus: 2)
+        #expect(badTable.contains("nope"))
+    }
+}
