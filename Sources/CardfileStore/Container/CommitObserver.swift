@@ -36,13 +36,19 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
     private var changes: [String: RowChanges] = [:]
     /// Set by ``StoreCore/write(origin:_:)`` just before the transaction commits.
     var annotation: WriteAnnotation?
+    /// Tables written in bulk in the current transaction (an import): their rows are not
+    /// collected one by one (SQLite's hook is not even installed for them); the commit names
+    /// the table as invalidated instead, and everything showing it re-reads.
+    var bulkTables: Set<String> = []
 
     init(schema: DatabaseSchema, publish: @escaping (ContextDidSave) -> Void) {
         self.schema = schema
         self.publish = publish
     }
 
-    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        bulkTables.isEmpty || !bulkTables.contains(eventKind.tableName)
+    }
 
     func databaseDidChange(with event: DatabaseEvent) {
         // SQLite names the table as the schema spells it.
@@ -63,8 +69,9 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
         var inserted = note.inserted
         var updated = note.updated
         var deleted = note.deleted
-        var invalidated: Set<String> = []
-        var touched: Set<String> = Set(note.rowChanges.keys)
+        var invalidated: Set<String> = bulkTables
+        var touched: Set<String> = Set(note.rowChanges.keys).union(bulkTables)
+        bulkTables = []
         for (name, rows) in hooked {
             guard let table = schema.table(named: name) else { continue }
             touched.insert(table.name)
@@ -94,5 +101,6 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
     func databaseDidRollback(_ db: Database) {
         annotation = nil
         changes = [:]
+        bulkTables = []
     }
 }

@@ -98,7 +98,10 @@ final class StoreCore: Sendable {
     ///
     /// `busyTimeout`, when given, replaces the container's wait for another connection's lock
     /// for this transaction only (a UI loop waits tens of milliseconds, not seconds).
-    func write<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, _ body: (Database, inout WriteAnnotation) throws -> T) throws -> T {
+    ///
+    /// `bulkTables` are tables the transaction writes in bulk (an import): their rows are not
+    /// named one by one in the commit's event, which names the tables as invalidated instead.
+    func write<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, bulkTables: Set<String> = [], _ body: (Database, inout WriteAnnotation) throws -> T) throws -> T {
         guard let writer, let commitObserver else {
             throw StoreError.readOnly(readOnlyReason ?? .requested)
         }
@@ -113,6 +116,7 @@ final class StoreCore: Sendable {
             }
             var result: T?
             try db.inTransaction(.immediate) {
+                commitObserver.bulkTables = bulkTables
                 var note = WriteAnnotation(origin: origin)
                 result = try body(db, &note)
                 commitObserver.annotation = note

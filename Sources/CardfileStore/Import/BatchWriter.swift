@@ -32,8 +32,46 @@ struct BatchWriter {
         return nil
     }
 
+    /// The statements for one set of columns, built once per batch.
+    private struct Plan {
+        let sql: String
+        let target: [Int]?
+        let existsSQL: String?
+    }
+
+    private func plan(for columns: [Int]) -> Plan {
+        let names = columns.map { table.quotedColumnNames[$0] }
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        let into = columns.isEmpty ? "\(table.quotedName) DEFAULT VALUES" : "\(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
+        let target = mode == .upsert || mode == .replace ? conflictTarget(for: columns) : nil
+        let existsSQL = target.map { target in
+            "SELECT 1 FROM \(table.quotedName) WHERE " + target.map { "\(table.quotedColumnNames[$0]) IS ?" }.joined(separator: " AND ")
+        }
+        let sql: String
+        switch mode {
+        case .insert: sql = "INSERT INTO \(into)"
+        // ON CONFLICT (the upsert clause) covers only uniqueness: a NOT NULL or CHECK failure
+        // is still an error, where OR IGNORE would skip the row without a word.
+        case .ignore: sql = "INSERT INTO \(into) ON CONFLICT DO NOTHING"
+        case .replace: sql = "INSERT OR REPLACE INTO \(into)"
+        case .upsert:
+            guard let target else { return Plan(sql: "", target: nil, existsSQL: nil) }
+            let others = columns.filter { !target.contains($0) }.map { table.quotedColumnNames[$0] }
+            let targetNames = target.map { table.quotedColumnNames[$0] }.joined(separator: ", ")
+            if others.isEmpty {
+                sql = "INSERT INTO \(into) ON CONFLICT (\(targetNames)) DO NOTHING"
+            } else {
+                let sets = others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+                let changed = others.map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
+                sql = "INSERT INTO \(into) ON CONFLICT (\(targetNames)) DO UPDATE SET \(sets) WHERE \(changed)"
+            }
+        }
+        return Plan(sql: sql, target: target, existsSQL: existsSQL)
+    }
+
     func write(_ rows: [(line: Int, columns: [Int], values: [Value])], db: Database) throws -> Outcome {
         var outcome = Outcome()
+        var plans: [[Int]: Plan] = [:]
         for row in rows {
             // NULL for a NOT NULL column is refused here: OR REPLACE would quietly put the
             // column's default in its place.
@@ -42,40 +80,20 @@ struct BatchWriter {
                        reason: "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)")
                 continue
             }
-            let names = row.columns.map { table.quotedColumnNames[$0] }
-            let placeholders = Array(repeating: "?", count: row.columns.count).joined(separator: ", ")
-            let into = row.columns.isEmpty ? "\(table.quotedName) DEFAULT VALUES" : "\(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders))"
-            let target = mode == .upsert || mode == .replace ? conflictTarget(for: row.columns) : nil
-            if mode == .upsert, target == nil {
+            let plan: Plan
+            if let known = plans[row.columns] { plan = known } else { plan = self.plan(for: row.columns); plans[row.columns] = plan }
+            if mode == .upsert, plan.target == nil {
                 reject(&outcome, line: row.line, column: nil, reason: "an upsert needs the primary key or a unique column in the row")
                 continue
             }
             var existed = false
-            if let target {
-                let condition = target.map { "\(table.quotedColumnNames[$0]) IS ?" }.joined(separator: " AND ")
+            if let target = plan.target, let existsSQL = plan.existsSQL {
                 let values = target.map { row.values[row.columns.firstIndex(of: $0)!] }
-                existed = try Row.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM \(table.quotedName) WHERE \(condition)"), arguments: values.statementArguments) != nil
+                existed = try Row.fetchOne(db.cachedStatement(sql: existsSQL), arguments: values.statementArguments) != nil
             }
-            let sql: String
-            switch mode {
-            case .insert: sql = "INSERT INTO \(into)"
-            // ON CONFLICT (the upsert clause) covers only uniqueness: a NOT NULL or CHECK failure
-            // is still an error, where OR IGNORE would skip the row without a word.
-            case .ignore: sql = "INSERT INTO \(into) ON CONFLICT DO NOTHING"
-            case .replace: sql = "INSERT OR REPLACE INTO \(into)"
-            case .upsert:
-                let others = row.columns.filter { !target!.contains($0) }.map { table.quotedColumnNames[$0] }
-                let targetNames = target!.map { table.quotedColumnNames[$0] }.joined(separator: ", ")
-                if others.isEmpty {
-                    sql = "INSERT INTO \(into) ON CONFLICT (\(targetNames)) DO NOTHING"
-                } else {
-                    let sets = others.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-                    let changed = others.map { "\($0) IS NOT excluded.\($0)" }.joined(separator: " OR ")
-                    sql = "INSERT INTO \(into) ON CONFLICT (\(targetNames)) DO UPDATE SET \(sets) WHERE \(changed)"
-                }
-            }
+            let statement = try db.cachedStatement(sql: plan.sql)
             do {
-                try db.cachedStatement(sql: sql).execute(arguments: row.values.statementArguments)
+                try statement.executeBulk(binding: row.values, db: db)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH {
                 reject(&outcome, line: row.line, column: Self.column(in: error), reason: Self.reason(for: error, row: row, table: table))
                 continue

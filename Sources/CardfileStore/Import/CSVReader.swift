@@ -57,7 +57,9 @@ struct CSVReader {
         var problem: String?
 
         func finishField() {
-            if problem == nil, let text = String(validating: bytes, as: UTF8.self) {
+            // ASCII needs no validating (the common case, and the fast one).
+            let text: String? = bytes.allSatisfy { $0 < 0x80 } ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+            if problem == nil, let text {
                 if bytes.contains(0) { problem = "field \(fields.count + 1) holds a NUL byte" }
                 fields.append(CSVField(text, quoted: quoted))
             } else if problem == nil {

@@ -116,7 +116,7 @@ public final class Importer {
                 atomicRows += batch
             } else if !batch.isEmpty {
                 do {
-                    let outcome = try core.write(origin: .context(identity)) { db, _ in try writer.write(batch.map { ($0.line, $0.columns, $0.values) }, db: db) }
+                    let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in try writer.write(batch.map { ($0.line, $0.columns, $0.values) }, db: db) }
                     summary.add(outcome)
                     // Reading and writing find problems at different times: report them in file order.
                     summary.errors.sort { $0.line < $1.line }
@@ -141,7 +141,7 @@ public final class Importer {
                 return summary
             }
             do {
-                let outcome = try core.write(origin: .context(identity)) { db, _ in
+                let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
                     let outcome = try writer.write(atomicRows.map { ($0.line, $0.columns, $0.values) }, db: db)
                     if outcome.rejected > 0 { throw AtomicRollback(outcome: outcome) }
                     return outcome

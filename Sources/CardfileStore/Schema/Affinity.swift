@@ -90,8 +90,17 @@ public enum Affinity: String, Hashable, Sendable {
         }
     }
 
+    /// Leading and trailing spaces and tabs removed, without Foundation (this runs for every
+    /// field of an import).
+    private static func trimmed(_ text: String) -> Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return text[first...last]
+    }
+
     private static func integerValue(of text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let int = Int64(text) { return int }
+        let trimmed = Self.trimmed(text)
         if let int = Int64(trimmed) { return int }
         if let double = Double(trimmed), double.isFinite, double == double.rounded(), abs(double) < 9.2e18 {
             return Int64(double)
@@ -100,7 +109,8 @@ public enum Affinity: String, Hashable, Sendable {
     }
 
     private static func numericValue(of text: String) -> Value? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if let int = Int64(text) { return .integer(int) }
+        let trimmed = Self.trimmed(text)
         if let int = Int64(trimmed) { return .integer(int) }
         if let double = Double(trimmed), double.isFinite { return .real(double) }
         return nil

@@ -79,3 +79,43 @@ extension Statement {
         return rows
     }
 }
+
+extension Statement {
+    /// Runs a statement that returns no rows with `values` bound straight through SQLite's C
+    /// API. For bulk writes (an import binds millions of rows): GRDB's argument boxing took a
+    /// third of an import's time (perf: 20% building `StatementArguments`, 12% binding them).
+    /// Bypassing it also bypasses GRDB's per-statement observation, so use it only for tables
+    /// the transaction writes in bulk (see `StoreCore.write(bulkTables:)`).
+    func executeBulk(binding values: [Value], db: Database) throws {
+        let handle = sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (offset, value) in values.enumerated() {
+            let index = CInt(offset + 1)
+            switch value {
+            case .null: sqlite3_bind_null(handle, index)
+            case .integer(let int): sqlite3_bind_int64(handle, index, int)
+            case .real(let double): sqlite3_bind_double(handle, index, double)
+            case .text(let text):
+                var text = text
+                text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { chars in
+                        _ = sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), CInt(chars.count), transient)
+                    }
+                }
+            case .blob(let data):
+                data.withUnsafeBytes { bytes in
+                    _ = sqlite3_bind_blob(handle, index, bytes.baseAddress, CInt(bytes.count), transient)
+                }
+            }
+        }
+        let code = sqlite3_step(handle)
+        defer { sqlite3_reset(handle) }
+        guard code == SQLITE_DONE || code == SQLITE_ROW else {
+            let connection = db.sqliteConnection
+            let extended = sqlite3_extended_errcode(connection)
+            throw DatabaseError(resultCode: ResultCode(rawValue: extended), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+    }
+}
