@@ -24,7 +24,7 @@ public final class Importer {
     }
 
     /// One row ready to write: the values for `columns` (indexes into the table's columns).
-    private struct PendingRow {
+    struct PendingRow {
         let line: Int
         let columns: [Int]
         let values: [Value]
@@ -64,66 +64,39 @@ public final class Importer {
             throw .noUpsertKey(table: entity.name)
         }
 
-        func reject(line: Int, column: String?, reason: String) {
-            summary.rejected += 1
-            if summary.errors.count < ImportSummary.errorsKept {
-                summary.errors.append(ImportRowError(file: fileName, line: line, column: column, reason: reason))
-            }
-        }
-
-        var done = false
+        // Parsing runs on a thread of its own, a batch or two ahead of the writing here: the
+        // two overlap on two cores, and only the writing holds the lock.
+        let batches = Prefetcher(BatchReader(reader: reader, mapping: mapping, entity: entity, options: options, file: fileName, path: path))
+        defer { batches.stop() }
         var atomicRows: [PendingRow] = []
-        while !done {
+        while let batch = try batches.next() {
             if isCancelled() {
                 summary.cancelled = true
                 summary.stoppedEarly = true
-                summary.stoppedAtLine = reader.line
+                summary.stoppedAtLine = batch.firstLine
                 break
             }
-            // Read a batch (outside any transaction: parsing never holds the lock).
-            var batch: [PendingRow] = []
-            while batch.count < options.batchSize {
-                let next: RecordSource.Outcome?
-                do { next = try reader.next() } catch { throw .cannotRead(path: path, reason: error.localizedDescription) }
-                guard let next else {
-                    done = true
-                    break
-                }
-                switch next {
-                case .problem(let reason, let line):
-                    reject(line: line, column: nil, reason: reason)
-                case .fields(let fields, let line):
-                    // A blank line is no record.
-                    if fields.count == 1, fields[0].text.isEmpty, !fields[0].quoted { continue }
-                    switch mapping.row(from: fields, entity: entity, emptyAsText: options.emptyAsText) {
-                    case .success(let row): batch.append(PendingRow(line: line, columns: row.columns, values: row.values))
-                    case .failure(let problem): reject(line: line, column: problem.column, reason: problem.reason)
-                    }
-                case .object(let pairs, let line):
-                    switch mapping.row(from: pairs, entity: entity, ignoreUnknown: options.ignoreUnknown) {
-                    case .success(let row): batch.append(PendingRow(line: line, columns: row.columns, values: row.values))
-                    case .failure(let problem): reject(line: line, column: problem.column, reason: problem.reason)
-                    }
-                }
-                if options.onError == .abort, summary.rejected > 0 { break }
-            }
-            if options.onError == .abort, summary.rejected > 0 {
+            summary.rejected += batch.problems.count
+            summary.errors += batch.problems.prefix(max(0, ImportSummary.errorsKept - summary.errors.count))
+            var stop = options.onError == .abort && !batch.problems.isEmpty
+            if stop {
                 summary.stoppedEarly = true
-                summary.stoppedAtLine = summary.errors.last?.line
-                done = true
+                summary.stoppedAtLine = batch.problems.first?.line
             }
             if options.atomic {
-                atomicRows += batch
-            } else if !batch.isEmpty {
+                atomicRows += batch.rows
+            } else if !batch.rows.isEmpty {
                 do {
-                    let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in try writer.write(batch.map { ($0.line, $0.columns, $0.values) }, db: db) }
+                    let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
+                        try writer.write(batch.rows.map { ($0.line, $0.columns, $0.values) }, db: db)
+                    }
                     summary.add(outcome)
                     // Reading and writing find problems at different times: report them in file order.
                     summary.errors.sort { $0.line < $1.line }
                     if options.onError == .abort, outcome.rejected > 0 {
                         summary.stoppedEarly = true
                         summary.stoppedAtLine = outcome.errors.first?.line
-                        done = true
+                        stop = true
                     }
                 } catch {
                     throw .store(Self.storeError(error, path: core.path))
@@ -131,8 +104,9 @@ public final class Importer {
             }
             progress(ImportProgress(
                 rows: summary.inserted + summary.updated + summary.unchanged + summary.skipped + summary.rejected + atomicRows.count,
-                bytes: reader.bytesRead, totalBytes: totalBytes,
+                bytes: batch.bytesRead, totalBytes: totalBytes,
                 seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
+            if stop { break }
         }
         if options.atomic {
             // All or nothing: one transaction, rolled back when any row is refused.

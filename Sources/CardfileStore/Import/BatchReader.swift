@@ -1,0 +1,122 @@
+import Foundation
+
+/// Reads and maps the next batch of rows from a file (the parsing half of an import).
+final class BatchReader: @unchecked Sendable {
+    struct Batch: Sendable {
+        var rows: [Importer.PendingRow] = []
+        var problems: [ImportRowError] = []
+        /// The line the batch started on.
+        var firstLine: Int
+        var bytesRead = 0
+    }
+
+    private var reader: RecordSource
+    private let mapping: ColumnMapping
+    private let entity: Entity
+    private let options: ImportOptions
+    private let file: String
+    private let path: String
+    private var finished = false
+
+    init(reader: RecordSource, mapping: ColumnMapping, entity: Entity, options: ImportOptions, file: String, path: String) {
+        self.reader = reader
+        self.mapping = mapping
+        self.entity = entity
+        self.options = options
+        self.file = file
+        self.path = path
+    }
+
+    /// The next batch; nil when the file is done. With `--on-error abort` a batch ends at its
+    /// first problem (and is the last one).
+    func next() throws(ImportError) -> Batch? {
+        guard !finished else { return nil }
+        var batch = Batch(firstLine: reader.line)
+        while batch.rows.count < options.batchSize {
+            let next: RecordSource.Outcome?
+            do { next = try reader.next() } catch { throw .cannotRead(path: path, reason: error.localizedDescription) }
+            guard let next else {
+                finished = true
+                break
+            }
+            switch next {
+            case .problem(let reason, let line):
+                batch.problems.append(ImportRowError(file: file, line: line, column: nil, reason: reason))
+            case .fields(let fields, let line):
+                // A blank line is no record.
+                if fields.count == 1, fields[0].text.isEmpty, !fields[0].quoted { continue }
+                switch mapping.row(from: fields, entity: entity, emptyAsText: options.emptyAsText) {
+                case .success(let row): batch.rows.append(Importer.PendingRow(line: line, columns: row.columns, values: row.values))
+                case .failure(let problem): batch.problems.append(ImportRowError(file: file, line: line, column: problem.column, reason: problem.reason))
+                }
+            case .object(let pairs, let line):
+                switch mapping.row(from: pairs, entity: entity, ignoreUnknown: options.ignoreUnknown) {
+                case .success(let row): batch.rows.append(Importer.PendingRow(line: line, columns: row.columns, values: row.values))
+                case .failure(let problem): batch.problems.append(ImportRowError(file: file, line: line, column: problem.column, reason: problem.reason))
+                }
+            }
+            if options.onError == .abort, !batch.problems.isEmpty {
+                finished = true
+                break
+            }
+        }
+        batch.bytesRead = reader.bytesRead
+        if batch.rows.isEmpty, batch.problems.isEmpty, finished { return nil }
+        return batch
+    }
+}
+
+/// Runs a ``BatchReader`` on a thread of its own, up to two batches ahead of the caller.
+final class Prefetcher: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [Result<BatchReader.Batch?, ImportError>] = []
+    private var stopped = false
+    private var ended = false
+
+    init(_ reader: BatchReader) {
+        let thread = Thread { [self] in
+            while true {
+                condition.lock()
+                while queue.count >= 2, !stopped { condition.wait() }
+                let stop = stopped
+                condition.unlock()
+                if stop { return }
+                let result: Result<BatchReader.Batch?, ImportError>
+                result = Result { () throws(ImportError) in try reader.next() }
+                condition.lock()
+                queue.append(result)
+                condition.broadcast()
+                condition.unlock()
+                if case .success(nil) = result { return }
+                if case .failure = result { return }
+            }
+        }
+        thread.start()
+    }
+
+    /// The next batch, waiting for it; nil at the end.
+    func next() throws(ImportError) -> BatchReader.Batch? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !ended else { return nil }
+        while queue.isEmpty { condition.wait() }
+        let result = queue.removeFirst()
+        condition.broadcast()
+        switch result {
+        case .success(let batch):
+            if batch == nil { ended = true }
+            return batch
+        case .failure(let error):
+            ended = true
+            throw error
+        }
+    }
+
+    /// Lets the reading thread end (the import stopped early).
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
