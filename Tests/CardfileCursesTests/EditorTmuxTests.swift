@@ -116,7 +116,7 @@ struct EditorTmuxTests {
         try session.send(keys: ["C-s"])
         try session.waitFor { $0.contains("Changed elsewhere: authors › 1") && $0.contains("Original") }
         try session.send(literal: "m")
-        try session.waitFor { $0.contains("Merged") }
+        try session.waitFor { !$0.contains("Changed elsewhere: authors") && $0.contains("saved ") }
         #expect(try Self.sqlite(database, "SELECT name || '/' || country FROM authors WHERE id = 1") == "Ursula K. Le Guin (mine)/Elsewhere")
 
         // Take theirs.
@@ -125,7 +125,7 @@ struct EditorTmuxTests {
         try session.send(keys: ["C-s"])
         try session.waitFor { $0.contains("Changed elsewhere: authors › 1") }
         try session.send(literal: "t")
-        try session.waitFor { $0.contains("Took their version") }
+        try session.waitFor { !$0.contains("Changed elsewhere: authors") && $0.contains("Theirs again") && !$0.contains("Theirs again!") }
         #expect(try Self.sqlite(database, "SELECT name FROM authors WHERE id = 1") == "Theirs again")
 
         // Deleted elsewhere: r restores it with my values.
@@ -135,7 +135,7 @@ struct EditorTmuxTests {
         try session.send(keys: ["C-s"])
         try session.waitFor { $0.contains("Deleted elsewhere: authors › 1") }
         try session.send(literal: "r")
-        try session.waitFor { $0.contains("Restored") }
+        try session.waitFor { !$0.contains("Deleted elsewhere: authors") && !$0.contains("deleted elsewhere") }
         #expect(try Self.sqlite(database, "SELECT name FROM authors WHERE id = 1") == "Theirs again?")
 
         try session.send(keys: ["C-q"])
