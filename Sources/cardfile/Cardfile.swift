@@ -18,7 +18,7 @@ struct Cardfile: ParsableCommand {
             describes these options.
             """,
         version: "0.2.0",
-        subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Keys.self],
+        subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Export.self, Keys.self],
         defaultSubcommand: Open.self)
 }
 
@@ -322,6 +322,67 @@ extension Cardfile {
             let eta = progress.secondsLeft.map { " ETA \(Int($0.rounded()))s" } ?? ""
             return "[" + String(repeating: "#", count: filled) + String(repeating: " ", count: 20 - filled) + "] "
                 + "\(Int(progress.fraction * 100))%  \(progress.rows.formatted()) rows  \(Int(progress.rowsPerSecond).formatted()) rows/s\(eta)"
+        }
+    }
+
+    /// `cardfile export DB --table NAME`: a table's rows out, as the list shows them.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export a table's rows as CSV, TSV, JSON Lines or JSON (what `cardfile import` reads back exactly).")
+
+        @Argument(help: "The SQLite database.")
+        var database: String
+
+        @Option(name: .long, help: "The table to export.")
+        var table: String
+
+        @Option(name: .long, help: "Only the rows matching this filter (the list's filter language).")
+        var `where`: String = ""
+
+        @Option(name: .long, help: "Sort columns, a minus for descending (write it --sort=name,-year).")
+        var sort: String?
+
+        @Option(name: .long, help: "csv, tsv, jsonl or json (from --output's extension, else csv).")
+        var format: String?
+
+        @Option(name: .long, help: "Write to this file instead of standard output.")
+        var output: String?
+
+        @Option(name: .long, help: "How NULL is written in CSV and TSV (nothing by default).")
+        var null: String = ""
+
+        func run() throws {
+            let chosen = format ?? output.map { ($0 as NSString).pathExtension.lowercased() }.flatMap { Exporter.Format(rawValue: $0) }?.rawValue ?? "csv"
+            guard let parsed = Exporter.Format(rawValue: chosen) else { throw fail("--format takes csv, tsv, jsonl or json, not \"\(chosen)\"") }
+            let order = (sort ?? "").split(separator: ",").map { term -> ColumnSort in
+                let name = term.trimmingCharacters(in: .whitespaces)
+                return name.hasPrefix("-") ? ColumnSort(String(name.dropFirst()), ascending: false) : ColumnSort(name)
+            }
+            let container: Container
+            do {
+                container = try Container(path: database, options: StoreOptions(createIfMissing: false, readOnly: true))
+            } catch {
+                throw fail(error.message)
+            }
+            let handle: FileHandle
+            if let output {
+                guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {
+                    throw fail("cannot write \(output)")
+                }
+                handle = file
+            } else {
+                handle = FileHandle.standardOutput
+            }
+            defer { if output != nil { try? handle.close() } }
+            let count: Int
+            do {
+                count = try Exporter(container: container, table: table, filter: self.where, sort: order, format: parsed, null: null).run { bytes in
+                    try handle.write(contentsOf: Data(bytes))
+                }
+            } catch {
+                throw fail(error.message)
+            }
+            FileHandle.standardError.write(Data("Exported \(count.formatted()) row\(count == 1 ? "" : "s")\(output.map { " to \($0)" } ?? "").\n".utf8))
         }
     }
 

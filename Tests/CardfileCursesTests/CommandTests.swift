@@ -31,4 +31,22 @@ struct CommandTests {
         let badTable = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "nope"], expectStatus: 2)
         #expect(badTable.contains("nope"))
     }
+
+    @Test func exportWritesWhatImportReadsBack() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("library.sqlite").path
+        let cardfile = try TmuxSession.programPath("cardfile")
+        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "50"])
+        let out = folder.appendingPathComponent("recent.csv").path
+        let said = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "books", "--where", "year >= 1990", "--sort=-year", "--output", out])
+        let expected = try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM books WHERE year >= 1990")
+        #expect(said.contains("Exported \(expected) rows to \(out)"))
+        let text = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(text.hasPrefix("\"id\",\"title\""))
+        let json = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "authors", "--format", "json"])
+        #expect(json.contains("\"name\": \"Ursula K. Le Guin\""))
+        _ = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "nope"], expectStatus: 2)
+    }
 }

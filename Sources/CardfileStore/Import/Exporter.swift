@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+
+/// Writes a table's rows (filtered and sorted as a list shows them) as CSV, TSV, JSON Lines
+/// or a JSON array, streaming: one row at a time from one read transaction, through a small
+/// buffer, so memory does not grow with the table.
+///
+/// What comes out goes back in with ``Importer`` exactly: in CSV every text value is quoted
+/// and numbers are not (so a column without affinity keeps its types), NULL is an empty
+/// unquoted field, and a blob is `\x` and its bytes in hex; in JSON, blobs are base64 and
+/// numbers keep their kind (a real always has a fraction or an exponent).
+public struct Exporter {
+    public enum Format: String, Sendable, CaseIterable {
+        case csv, tsv, jsonl, json
+    }
+
+    let core: StoreCore
+    let table: String
+    let filter: String
+    let sort: [ColumnSort]
+    let format: Format
+    /// What NULL is written as in CSV and TSV (nothing by default).
+    let null: String
+
+    public init(container: Container, table: String, filter: String = "", sort: [ColumnSort] = [], format: Format, null: String = "") {
+        core = container.core
+        self.table = table
+        self.filter = filter
+        self.sort = sort
+        self.format = format
+        self.null = null
+    }
+
+    /// Writes every matching row through `write` (called with chunks of bytes) and returns
+    /// how many rows were written.
+    /// - Throws: ``StoreError`` for an unknown table, column or filter, or a database error.
+    public func run(_ write: ([UInt8]) throws -> Void) throws(StoreError) -> Int {
+        let entity = try core.entity(table)
+        let columns = entity.table.columns.filter { !$0.isHidden }
+        let searchable = columns.map(\.name)
+        let predicate = try FilterParser.parse(filter, table: entity.table, searchColumns: searchable)
+        let query = try OrderedQuery(entity: entity, sort: sort, filter: predicate)
+        let clause = query.whereClause([])
+        let names = columns.map(\.name)
+        let select = names.map(\.quotedIdentifier).joined(separator: ", ")
+        let sql = "SELECT \(select) FROM \(entity.table.quotedName)\(clause.sql) ORDER BY \(query.orderBy())"
+        return try storeErrors(path: core.path) {
+            try core.read { db in
+                var out: [UInt8] = []
+                out.reserveCapacity(1 << 16)
+                func flush(force: Bool = false) throws {
+                    if force || out.count >= 1 << 16 {
+                        try write(out)
+                        out.removeAll(keepingCapacity: true)
+                    }
+                }
+                let delimiter: UInt8 = format == .tsv ? 0x09 : 0x2C
+                switch format {
+                case .csv, .tsv:
+                    for (index, name) in names.enumerated() {
+                        if index > 0 { out.append(delimiter) }
+                        Self.appendQuoted(name, to: &out)
+                    }
+                    out.append(0x0A)
+                case .json:
+                    out += Array("[".utf8)
+                case .jsonl:
+                    break
+                }
+                var count = 0
+                let statement = try db.makeStatement(sql: sql)
+                let cursor = try Row.fetchCursor(statement, arguments: clause.arguments.statementArguments)
+                while let row = try cursor.next() {
+                    switch format {
+                    case .csv, .tsv:
+                        for index in names.indices {
+                            if index > 0 { out.append(delimiter) }
+                            Self.appendCSV(Value(row[index] as DatabaseValue), null: null, to: &out)
+                        }
+                        out.append(0x0A)
+                    case .jsonl, .json:
+                        if format == .json { out += Array((count == 0 ? "\n" : ",\n").utf8) }
+                        out.append(UInt8(ascii: "{"))
+                        for (index, name) in names.enumerated() {
+                            if index > 0 { out += Array(", ".utf8) }
+                            Self.appendJSONString(name, to: &out)
+                            out += Array(": ".utf8)
+                            Self.appendJSON(Value(row[index] as DatabaseValue), to: &out)
+                        }
+                        out.append(UInt8(ascii: "}"))
+                        if format == .jsonl { out.append(0x0A) }
+                    }
+                    count += 1
+                    try flush()
+                }
+                if format == .json { out += Array((count == 0 ? "]\n" : "\n]\n").utf8) }
+                try flush(force: true)
+                return count
+            }
+        }
+    }
+
+    static func appendQuoted(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in text.utf8 {
+            if byte == 0x22 { out.append(0x22) }
+            out.append(byte)
+        }
+        out.append(0x22)
+    }
+
+    static func appendCSV(_ value: Value, null: String, to out: inout [UInt8]) {
+        switch value {
+        case .null: out += Array(null.utf8)
+        case .integer(let int): out += Array(String(int).utf8)
+        case .real(let double): out += Array(realText(double).utf8)
+        case .text(let text): appendQuoted(text, to: &out)
+        case .blob(let data):
+            out += Array("\\x".utf8)
+            for byte in data { out += Array(String(format: "%02x", byte).utf8) }
+        }
+    }
+
+    /// A real as text that reads back as the same real, never as an integer.
+    static func realText(_ double: Double) -> String {
+        let text = "\(double)"
+        if text.contains(".") || text.contains("e") || text.contains("n") || text.contains("i") { return text }
+        return text + ".0"
+    }
+
+    static func appendJSON(_ value: Value, to out: inout [UInt8]) {
+        switch value {
+        case .null: out += Array("null".utf8)
+        case .integer(let int): out += Array(String(int).utf8)
+        case .real(let double): out += Array((double.isFinite ? realText(double) : "null").utf8)
+        case .text(let text): appendJSONString(text, to: &out)
+        case .blob(let data): appendJSONString(data.base64EncodedString(), to: &out)
+        }
+    }
+
+    static func appendJSONString(_ text: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += Array("\\\"".utf8)
+            case "\\": out += Array("\\\\".utf8)
+            case "\n": out += Array("\\n".utf8)
+            case "\r": out += Array("\\r".utf8)
+            case "\t": out += Array("\\t".utf8)
+            default:
+                if scalar.value < 0x20 {
+                    out += Array(String(format: "\\u%04x", scalar.value).utf8)
+                } else {
+                    out += Array(String(scalar).utf8)
+                }
+            }
+        }
+        out.append(0x22)
+    }
+}
