@@ -7,15 +7,7 @@ import Testing
 @Suite("Editor in tmux", .serialized)
 struct EditorTmuxTests {
     @Test func editSaveAskAutosaveResizeQuit() throws {
-        let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
-        let folder = TmuxSession.folderFor(socket)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let database = folder.appendingPathComponent("library.sqlite").path
-        let cardfile = try TmuxSession.programPath("cardfile")
-        #expect(try Self.run(cardfile, ["demo", database, "--rows", "200"]).contains("200 books"))
-
-        let session = try TmuxSession(terminal: "xterm-256color", width: 100, height: 30, program: "cardfile",
-                                      arguments: [database, "--table", "books", "--autosave", "off"], socket: socket)
+        let (session, database) = try Self.editor(rows: 200, table: "books")
         defer { session.close() }
         try session.waitFor { $0.contains("row 1 of 200") }
 
@@ -70,14 +62,7 @@ struct EditorTmuxTests {
     }
 
     @Test func sigtermSavesThePendingEditAndRestoresTheTerminal() throws {
-        let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
-        let folder = TmuxSession.folderFor(socket)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let name = "library-\(UUID().uuidString).sqlite"
-        let database = folder.appendingPathComponent(name).path
-        _ = try Self.run(try TmuxSession.programPath("cardfile"), ["demo", database, "--rows", "50"])
-        let session = try TmuxSession(terminal: "screen-256color", width: 80, height: 24, program: "cardfile",
-                                      arguments: [database, "--table", "authors", "--autosave", "off"], socket: socket, tag: name)
+        let (session, database) = try Self.editor(rows: 50, table: "authors", terminal: "screen-256color", width: 80, height: 24)
         defer { session.close() }
         try session.waitFor { $0.contains("row 1 of 6") }
         try session.send(keys: ["Enter"])
@@ -91,16 +76,9 @@ struct EditorTmuxTests {
     }
 
     @Test func anotherProcessChangesTheOpenRecordAndTheDialogDecides() throws {
-        let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
-        let folder = TmuxSession.folderFor(socket)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let name = "shared-\(UUID().uuidString).sqlite"
-        let database = folder.appendingPathComponent(name).path
-        let cardfile = try TmuxSession.programPath("cardfile")
-        _ = try Self.run(cardfile, ["demo", database, "--rows", "50"])
-        let session = try TmuxSession(terminal: "xterm-256color", width: 100, height: 30, program: "cardfile",
-                                      arguments: [database, "--table", "authors", "--autosave", "off"], socket: socket, tag: name)
+        let (session, database) = try Self.editor(rows: 50, table: "authors")
         defer { session.close() }
+        let cardfile = try TmuxSession.programPath("cardfile")
         try session.waitFor { $0.contains("row 1 of 6") }
         try session.send(keys: ["Enter"])
         try session.waitFor { $0.contains("authors › 1") }
@@ -148,6 +126,20 @@ struct EditorTmuxTests {
         let missing = try Self.run(cardfile, ["/nonexistent/folder/x.sqlite"], expectStatus: 2)
         #expect(missing.split(separator: "\n").count == 1)
         #expect(!missing.contains("\u{1B}"), "no terminal control sequences")
+    }
+
+    /// `cardfile demo` makes a database of its own (`rows` books, named uniquely so the session
+    /// can signal its process), and the editor opens `table` of it with autosave off.
+    static func editor(rows: Int, table: String, terminal: String = "xterm-256color", width: Int = 100, height: Int = 30) throws -> (TmuxSession, String) {
+        let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
+        let folder = TmuxSession.folderFor(socket)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let name = "library-\(UUID().uuidString).sqlite"
+        let database = folder.appendingPathComponent(name).path
+        #expect(try run(try TmuxSession.programPath("cardfile"), ["demo", database, "--rows", String(rows)]).contains("\(rows) books"))
+        let session = try TmuxSession(terminal: terminal, width: width, height: height, program: "cardfile",
+                                      arguments: [database, "--table", table, "--autosave", "off"], socket: socket, tag: name)
+        return (session, database)
     }
 
     /// Runs a program to completion; returns standard output and error.
