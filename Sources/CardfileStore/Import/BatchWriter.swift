@@ -72,6 +72,9 @@ struct BatchWriter {
     func write(_ rows: [(line: Int, columns: [Int], values: [Value])], db: Database) throws -> Outcome {
         var outcome = Outcome()
         var plans: [[Int]: Plan] = [:]
+        // Rows of a delimited file all have the same columns: the last plan and statement are
+        // kept at hand (a dictionary lookup and GRDB's statement cache hash per row otherwise).
+        var last: (columns: [Int], plan: Plan, statement: Statement)?
         for row in rows {
             // NULL for a NOT NULL column is refused here: OR REPLACE would quietly put the
             // column's default in its place.
@@ -81,7 +84,15 @@ struct BatchWriter {
                 continue
             }
             let plan: Plan
-            if let known = plans[row.columns] { plan = known } else { plan = self.plan(for: row.columns); plans[row.columns] = plan }
+            let statement: Statement
+            if let last, last.columns == row.columns {
+                plan = last.plan
+                statement = last.statement
+            } else {
+                if let known = plans[row.columns] { plan = known } else { plan = self.plan(for: row.columns); plans[row.columns] = plan }
+                statement = try db.cachedStatement(sql: plan.sql.isEmpty ? "SELECT 1" : plan.sql)
+                last = (row.columns, plan, statement)
+            }
             if mode == .upsert, plan.target == nil {
                 reject(&outcome, line: row.line, column: nil, reason: "an upsert needs the primary key or a unique column in the row")
                 continue
@@ -91,7 +102,6 @@ struct BatchWriter {
                 let values = target.map { row.values[row.columns.firstIndex(of: $0)!] }
                 existed = try Row.fetchOne(db.cachedStatement(sql: existsSQL), arguments: values.statementArguments) != nil
             }
-            let statement = try db.cachedStatement(sql: plan.sql)
             do {
                 try statement.executeBulk(binding: row.values, db: db)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH {

@@ -7,6 +7,14 @@ struct ColumnMapping {
     /// JSON, whose objects name their columns.
     let csv: [Int?]?
     let table: TableSchema
+    /// The columns the fields go to, in order (the mapped ones of ``csv``).
+    let mappedColumns: [Int]
+
+    init(csv: [Int?]?, table: TableSchema) {
+        self.csv = csv
+        self.table = table
+        mappedColumns = csv?.compactMap { $0 } ?? []
+    }
 
     struct Problem: Error {
         let column: String?
@@ -23,20 +31,17 @@ struct ColumnMapping {
         guard fields.count == csv.count else {
             return .failure(Problem(column: nil, reason: "it has \(fields.count) field\(fields.count == 1 ? "" : "s"), the header has \(csv.count)"))
         }
-        var columns: [Int] = []
         var values: [Value] = []
-        columns.reserveCapacity(fields.count)
         values.reserveCapacity(fields.count)
         for (field, target) in zip(fields, csv) {
             guard let target else { continue }
             switch Self.value(of: field, for: table.columns[target], emptyAsText: emptyAsText) {
-            case .success(let value):
-                columns.append(target)
-                values.append(value)
+            case .success(let value): values.append(value)
             case .failure(let problem): return .failure(problem)
             }
         }
-        return .success(Row(columns: columns, values: values))
+        // Every row shares one columns array (no copy per row).
+        return .success(Row(columns: mappedColumns, values: values))
     }
 
     func row(from pairs: [(key: String, value: Value)], entity: Entity, ignoreUnknown: Bool) -> Result<Row, Problem> {
