@@ -109,13 +109,7 @@ extension CardfileApp {
             }
             return "modified"
         }
-        if let saved = session.savedAt { return "saved \(Self.timeOfDay(saved))" }
+        if let saved = session.savedAt { return "saved \(saved)" }
         return "no changes"
-    }
-
-    static func timeOfDay(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.dateFormat = "HH:mm:ss"
-        return formatter.string(from: date)
     }
 }

@@ -38,7 +38,6 @@ struct ConflictDialog {
     private(set) var rows: [Row]
     /// Index into ``rows`` of the focused contested field.
     private(set) var focus: Int
-    private var scroll = 0
 
     init(conflict: MergeConflict, recordTitle: String) {
         id = conflict.objectID
@@ -88,11 +87,6 @@ struct ConflictDialog {
     // MARK: - Drawing
 
     func render(in area: Rect, buffer: inout Buffer) {
-        var copy = self
-        copy.draw(in: area, buffer: &buffer)
-    }
-
-    private mutating func draw(in area: Rect, buffer: inout Buffer) {
         let area = area.intersection(buffer.area)
         guard !area.isEmpty else { return }
         let width = min(area.width, max(40, min(120, area.width - 4)))
@@ -119,8 +113,8 @@ struct ConflictDialog {
         y += 1
         let footer = 2
         let room = max(0, inner.maxY - y - footer)
-        if focus < scroll { scroll = focus }
-        if focus >= scroll + room { scroll = focus - room + 1 }
+        // The rows scroll so the focused one shows (derived each frame: nothing to keep).
+        let scroll = focus < room ? 0 : focus - room + 1
         for index in rows.indices.dropFirst(scroll).prefix(room) {
             let row = rows[index]
             let focused = index == focus && row.isContested

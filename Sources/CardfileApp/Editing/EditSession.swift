@@ -19,8 +19,9 @@ final class EditSession {
     private(set) var deadline: ContinuousClock.Instant?
     /// Why autosave waits for the next edit instead of saving.
     private(set) var pause: Pause?
-    /// When the record was last saved.
-    private(set) var savedAt: Date?
+    /// When the record was last saved, as a time of day ("14:02:11"), formatted once per save
+    /// rather than on every frame that shows it.
+    private(set) var savedAt: String?
 
     enum Pause: Equatable {
         case invalid([ValidationFailure])
@@ -119,7 +120,7 @@ final class EditSession {
             if let id, let newID = permanent[id] { self.id = newID }
             deadline = nil
             pause = nil
-            savedAt = wallTime
+            savedAt = Self.timeOfDay(wallTime)
             return .saved
         } catch {
             switch error {
@@ -141,6 +142,12 @@ final class EditSession {
                 return .failed(error.message)
             }
         }
+    }
+
+    static func timeOfDay(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss"
+        return formatter.string(from: date)
     }
 
     /// Drops every pending change.

@@ -251,7 +251,7 @@ struct ByteSource {
                 highSurrogate = nil
                 if (0xDC00...0xDFFF).contains(unit) {
                     let scalar = 0x10000 + ((UInt32(high) - 0xD800) << 10) + (UInt32(unit) - 0xDC00)
-                    out += Array(String(Character(Unicode.Scalar(scalar)!)).utf8)
+                    UTF8.encode(Unicode.Scalar(scalar)!) { out.append($0) }
                     continue
                 }
                 out.append(0xFF)                                   // an unpaired surrogate
@@ -261,7 +261,7 @@ struct ByteSource {
             } else if (0xDC00...0xDFFF).contains(unit) {
                 out.append(0xFF)
             } else {
-                out += Array(String(Character(Unicode.Scalar(unit)!)).utf8)
+                UTF8.encode(Unicode.Scalar(unit)!) { out.append($0) }
             }
         }
         if final, highSurrogate != nil || !pendingUTF16.isEmpty {
