@@ -43,7 +43,7 @@ let package = Package(
         ),
         .target(
             name: "CardfileApp",
-            dependencies: ["CardfileStore", "CardfileTerminal"]
+            dependencies: ["CardfileStore", "CardfileTerminal", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "cardfile",

@@ -223,63 +223,14 @@ extension Cardfile {
         @Argument(help: "The SQLite database.")
         var database: String
 
-        @Argument(help: "The file to read.")
-        var file: String
+        @OptionGroup var arguments: ImportArguments
 
         @Option(name: .long, help: "The table to fill.")
         var table: String
 
-        @Option(name: .long, help: "csv, tsv, jsonl or json (from the file's extension when left out).")
-        var format: String?
-
-        @Option(name: .long, help: "The delimiter of a CSV file (one character, or tab); detected when left out.")
-        var delimiter: String?
-
-        @Flag(name: .long, help: "The first row is data: fields map to columns by position.")
-        var noHeader = false
-
-        @Option(name: .long, help: "utf8, latin1 or utf16 (UTF-8, or what a byte-order mark says, when left out).")
-        var encoding: String?
-
-        @Flag(name: .long, help: "Leave out columns the table does not have.")
-        var ignoreUnknown = false
-
-        @Flag(name: .long, help: "Read empty unquoted fields as the empty string, not NULL.")
-        var emptyAsText = false
-
-        @Option(name: .long, help: "insert, upsert, ignore or replace: what a row whose key exists does.")
-        var mode: String = "insert"
-
-        @Option(name: .long, help: "skip or abort: what a bad row does.")
-        var onError: String = "skip"
-
-        @Flag(name: .long, help: "All or nothing, in one transaction (other writers wait).")
-        var atomic = false
-
-        @Option(name: .long, help: .hidden)
-        var batchSize: Int = 5_000
-
         func run() throws {
-            var options = ImportOptions(table: table, header: !noHeader, ignoreUnknown: ignoreUnknown, emptyAsText: emptyAsText,
-                                        atomic: atomic, batchSize: batchSize)
-            if let format {
-                guard let parsed = ImportOptions.Format(rawValue: format) else { throw fail("--format takes csv, tsv, jsonl or json, not \"\(format)\"") }
-                options.format = parsed
-            }
-            if let delimiter {
-                if delimiter == "tab" || delimiter == "\\t" { options.delimiter = 0x09 }
-                else if delimiter.utf8.count == 1 { options.delimiter = delimiter.utf8.first }
-                else { throw fail("--delimiter takes one character (or tab), not \"\(delimiter)\"") }
-            }
-            if let encoding {
-                guard let parsed = ImportOptions.Encoding(rawValue: encoding) else { throw fail("--encoding takes utf8, latin1 or utf16") }
-                options.encoding = parsed
-            }
-            guard let parsedMode = ImportOptions.Mode(rawValue: mode) else { throw fail("--mode takes insert, upsert, ignore or replace") }
-            options.mode = parsedMode
-            guard let parsedOnError = ImportOptions.OnError(rawValue: onError) else { throw fail("--on-error takes skip or abort") }
-            options.onError = parsedOnError
-
+            let options = arguments.options(table: table)
+            let file = arguments.file
             let container: Container
             do {
                 container = try Container(path: database, options: StoreOptions(createIfMissing: false))
@@ -342,18 +293,13 @@ extension Cardfile {
         @Option(name: .long, help: "Sort columns, a minus for descending (write it --sort=name,-year).")
         var sort: String?
 
-        @Option(name: .long, help: "csv, tsv, jsonl or json (from --output's extension, else csv).")
-        var format: String?
-
         @Option(name: .long, help: "Write to this file instead of standard output.")
         var output: String?
 
-        @Option(name: .long, help: "How NULL is written in CSV and TSV (nothing by default).")
-        var null: String = ""
+        @OptionGroup var formatting: ExportFormatArguments
 
         func run() throws {
-            let chosen = format ?? output.map { ($0 as NSString).pathExtension.lowercased() }.flatMap { Exporter.Format(rawValue: $0) }?.rawValue ?? "csv"
-            guard let parsed = Exporter.Format(rawValue: chosen) else { throw fail("--format takes csv, tsv, jsonl or json, not \"\(chosen)\"") }
+            let parsed = formatting.format(for: output)
             let order = (sort ?? "").split(separator: ",").map { term -> ColumnSort in
                 let name = term.trimmingCharacters(in: .whitespaces)
                 return name.hasPrefix("-") ? ColumnSort(String(name.dropFirst()), ascending: false) : ColumnSort(name)
@@ -376,7 +322,7 @@ extension Cardfile {
             defer { if output != nil { try? handle.close() } }
             let count: Int
             do {
-                count = try Exporter(container: container, table: table, filter: self.where, sort: order, format: parsed, null: null).run { bytes in
+                count = try Exporter(container: container, table: table, filter: self.where, sort: order, format: parsed, null: formatting.null).run { bytes in
                     try handle.write(contentsOf: Data(bytes))
                 }
             } catch {

@@ -47,6 +47,8 @@ final class AppHarness {
         backend = HeadlessBackend(size: size)
         let backend = self.backend
         inbox = Inbox(wake: { backend.wake() })
+        var options = options
+        options.workingFolder = options.workingFolder ?? directory.path   // relative file names never reach the package
         app = try CardfileApp(container: container, options: options, size: size, clock: clock, inbox: inbox)
         try settle()
     }

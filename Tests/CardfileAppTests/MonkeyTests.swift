@@ -43,7 +43,7 @@ struct MonkeyTests {
             try AppLoop.run(app, backend: harness.backend, inbox: harness.inbox, clock: harness.clock, untilIdle: true)
             if !app.isRunning {
                 restarts += 1
-                app = try CardfileApp(container: harness.container, options: CardfileApp.Options(autosave: .seconds(1)),
+                app = try CardfileApp(container: harness.container, options: CardfileApp.Options(autosave: .seconds(1), workingFolder: harness.directory.path),
                                       size: harness.backend.size, clock: harness.clock, inbox: harness.inbox)
             }
             if step % 1000 == 999 {

@@ -56,6 +56,9 @@ extension CardfileApp {
         case .redraw: return [.redraw]
         case .suspend: return [.suspend]
         case .commandLine: overlay = .commandLine(commandHistory); return []
+        case .importFile: openCommandLine(typed: "import "); return []
+        case .exportFile: openCommandLine(typed: "export "); return []
+        case .report: showReport(now: now); return []
         default: return nil
         }
     }
@@ -177,11 +180,31 @@ extension CardfileApp {
             }
             self.overlay = nil
             return answer(question, button: chosen, now: now)
+        case .panel(var panel):
+            let page = max(1, size.height - 6)
+            let limit = panel.maximumScroll(in: Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 2)))
+            switch key.key {
+            case .down: panel.scroll = min(limit, panel.scroll + 1)
+            case .up: panel.scroll = max(0, panel.scroll - 1)
+            case .pageDown: panel.scroll = min(limit, panel.scroll + page)
+            case .pageUp: panel.scroll = max(0, panel.scroll - page)
+            default:
+                if key == .control("q") { self.overlay = nil; return quit(force: false, now: now) }
+                self.overlay = nil
+                return []
+            }
+            self.overlay = .panel(panel)
+            return []
         case .commandLine(var prompt):
             if key.key == .tab {
-                prompt.field.text = CommandLineCommands.complete(prompt.field.text, themes: options.themes)
+                let completion = CommandLineCommands.complete(prompt.field.text, themes: options.themes, folder: options.workingFolder)
+                prompt.field.text = completion.text
                 prompt.field.moveCursor(to: prompt.field.text.count)
                 self.overlay = .commandLine(prompt)
+                if !completion.alternatives.isEmpty {
+                    let shown = completion.alternatives.prefix(8).joined(separator: "  ")
+                    show(completion.alternatives.count > 8 ? shown + "  … (\(completion.alternatives.count))" : shown, role: .muted, now: now)
+                }
                 return []
             }
             switch prompt.handle(key) {
@@ -222,6 +245,13 @@ extension CardfileApp {
             }
             return []
         }
+    }
+
+    /// Opens the command line with `typed` already in it (the keys that ask for a file).
+    private func openCommandLine(typed: String) {
+        var prompt = commandHistory
+        prompt.field = TextFieldState(text: typed)
+        overlay = .commandLine(prompt)
     }
 
     /// The command line's state between uses (its history).

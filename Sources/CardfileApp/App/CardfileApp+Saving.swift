@@ -29,7 +29,11 @@ extension CardfileApp {
             notice = Notice(text: "Not saved: \(names) changed elsewhere since you opened it. Your edits are kept; autosave is paused.", role: .error, expires: nil)
             showConflict(conflicts, in: form)
         case .busy:
-            show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now)
+            if let job = transfer?.job, job.holdsTheLock {
+                show("The database is busy: the all-or-nothing import of \(job.fileName) holds it until it ends. Your edits are kept; saving again shortly.", role: .warning, now: now)
+            } else {
+                show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now)
+            }
         case .failed(let message):
             show("Not saved: \(message)", role: .error, now: now)
         }
@@ -96,6 +100,10 @@ extension CardfileApp {
             default:
                 break
             }
+        case .stopTransferAndQuit:
+            guard button == 0 else { return [] }
+            stopTransferForQuit()
+            return quit(force: false, now: now)
         case .deleteRecord(let id):
             guard button == 0 else { return [] }
             do {
@@ -112,6 +120,19 @@ extension CardfileApp {
 
     /// Quits; with a form's changes pending, asks first (unless `force`, which discards them).
     func quit(force: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
+        if let job = transfer?.job {
+            guard force else {
+                let progress = transfer?.progress.map { " (\(ValueText.count($0.rows)) rows so far)" } ?? ""
+                let kept = job.isImport ? (job.holdsTheLock ? " An all-or-nothing import leaves the table as it was." : " Batches already imported stay.") : " The file is not written."
+                let dialog = Dialog(title: job.isImport ? "Import running" : "Export running",
+                                    message: "\(job.activity.capitalizedFirst) is still running\(progress). Stop it and quit?\(kept)",
+                                    buttons: [DialogButton("Stop and quit", hotkey: "y", role: .error), DialogButton("Keep working", hotkey: "n")],
+                                    selected: 1, cancelButton: 1)
+                overlay = .dialog(dialog, .stopTransferAndQuit)
+                return []
+            }
+            stopTransferForQuit()
+        }
         if force || form == nil {
             form?.session.discard()
             isRunning = false
@@ -147,6 +168,14 @@ extension CardfileApp {
             show(delay.map { "Autosave \(Self.seconds($0)) after the last edit." } ?? "Autosave is off: save with Ctrl-S.", now: now)
         case .help:
             overlay = .help(scroll: 0)
+        case .importFile(let words):
+            startImport(words, now: now)
+        case .exportFile(let words):
+            startExport(words, now: now)
+        case .cancelTransfer:
+            cancelTransfer(now: now)
+        case .report:
+            showReport(now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

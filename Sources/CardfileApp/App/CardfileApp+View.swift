@@ -27,6 +27,10 @@ extension CardfileApp {
             HelpOverlay(title: helpTitle, keyMap: dialog == nil ? currentKeyMap : KeyMaps.conflict, scroll: scroll).render(in: main, buffer: &buffer)
             drawMessage("F1, Esc or any other key closes the help; ↑ ↓ scroll.", role: .muted, in: messageLine, buffer: &buffer)
             return nil
+        case .panel(let panel)?:
+            panel.render(in: main, buffer: &buffer)
+            drawMessage("↑ ↓ PgUp PgDn scroll; any other key closes.", role: .muted, in: messageLine, buffer: &buffer)
+            return nil
         case .conflict(let dialog)?:
             dialog.render(in: main, buffer: &buffer)
             drawMessage(notice?.text ?? "", role: notice?.role ?? .text, in: messageLine, buffer: &buffer)
@@ -76,10 +80,11 @@ extension CardfileApp {
     /// The status bar: where you are on the left, the position in the middle, the save state
     /// (or why nothing can be saved) on the right.
     var statusBar: StatusBar {
-        var file = (container.path as NSString).lastPathComponent
+        var file = PathText.name(of: container.path)
         if file.count > 24 { file = file.prefix(12) + "…" + file.suffix(10) }   // the position matters more
         var left = file
         var center: [String] = []
+        if let transferStatus { center.append(transferStatus) }
         if let list {
             left += " · \(list.table.name)"
             center.append(list.positionText)

@@ -22,11 +22,16 @@ public final class CardfileApp {
         public var themes: [String]
         /// Loads a theme by name (`:theme`); returns the theme or a message.
         public var loadTheme: @Sendable (String) -> Result<Theme, ThemeProblem>
+        /// The folder relative file names of `:import` and `:export` start from (and Tab
+        /// completes in); nil: the current directory.
+        public var workingFolder: String?
 
         public init(
             table: String? = nil, autosave: Duration? = .seconds(2), themeName: String = "default", themes: [String] = [],
-            loadTheme: @escaping @Sendable (String) -> Result<Theme, ThemeProblem> = { _ in .success(Theme.default) }
+            loadTheme: @escaping @Sendable (String) -> Result<Theme, ThemeProblem> = { _ in .success(Theme.default) },
+            workingFolder: String? = nil
         ) {
+            self.workingFolder = workingFolder
             self.table = table
             self.autosave = autosave
             self.themeName = themeName
@@ -55,6 +60,10 @@ public final class CardfileApp {
     var nextPoll: ContinuousClock.Instant
     /// Outside commits noticed and not yet shown on screen.
     var outsideChangesPending = false
+    /// The import or export running in the background, and how far it has come.
+    var transfer: (job: TransferJob, progress: TransferProgress?)?
+    /// The last finished import's or export's report (R or `:report` shows it).
+    var transferReport: TextPanel?
 
     /// What covers the screen, taking the keys.
     enum Overlay {
@@ -66,6 +75,8 @@ public final class CardfileApp {
         case filter(TextFieldState, previous: String)
         /// A save met changes made elsewhere: Original / Mine / Theirs.
         case conflict(ConflictDialog)
+        /// Text to read (a report, a command's options), scrolled by the arrows.
+        case panel(TextPanel)
     }
 
     /// What a dialog asks.
@@ -73,6 +84,8 @@ public final class CardfileApp {
         /// Unsaved changes in the form: save, discard or stay; then do `then`.
         case leaveForm(then: Leaving)
         case deleteRecord(ObjectID)
+        /// An import or export is running: stop it, then quit.
+        case stopTransferAndQuit
     }
 
     /// Where leaving a form goes.
@@ -132,6 +145,9 @@ public final class CardfileApp {
             return handle(event, now: now)
         case .rowCount(let table, let count, let token):
             if token == countToken { tables?.counts[table] = count }
+            return []
+        case .transfer(let update):
+            receive(update, now: now)
             return []
         }
     }

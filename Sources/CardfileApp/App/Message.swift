@@ -8,6 +8,8 @@ public enum Message: Sendable {
     case event(Event)
     /// A table's row count, counted in the background for the tables screen.
     case rowCount(table: String, count: Int, token: Int)
+    /// A background import's or export's progress or result.
+    case transfer(TransferUpdate)
 }
 
 /// What the app asks of the loop that runs it: things only the loop (which owns the

@@ -11,6 +11,14 @@ enum CommandLineCommands {
         /// Autosave after this delay; nil turns it off.
         case autosave(Duration?)
         case help
+        /// `:import FILE [options]`: the words after `import`.
+        case importFile([String])
+        /// `:export FILE [options]`: the words after `export`.
+        case exportFile([String])
+        /// `:import cancel` or `:export cancel`.
+        case cancelTransfer
+        /// The last import's or export's report.
+        case report
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -23,11 +31,14 @@ enum CommandLineCommands {
         ("wq", ":wq", "save, then quit"),
         ("theme", ":theme NAME", "switch the colour theme"),
         ("autosave", ":autosave SECONDS|off", "set the autosave delay"),
+        ("import", ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options)"),
+        ("export", ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a file"),
+        ("report", ":report", "show the last import's or export's report"),
         ("help", ":help", "show the keys and these commands"),
     ]
 
     static func parse(_ text: String) -> Parsed {
-        let words = text.trimmingCharacters(in: .whitespaces).split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard let words = commandWords(text) else { return .problem("A quote is not closed.") }
         guard let name = words.first else { return .problem("Type a command, or :help.") }
         let argument = words.dropFirst().joined(separator: " ")
         switch name {
@@ -36,6 +47,12 @@ enum CommandLineCommands {
         case "q!", "quit!": return .forceQuit
         case "wq", "x": return .writeQuit
         case "help", "h": return .help
+        case "import", "export":
+            let rest = Array(words.dropFirst())
+            if rest == ["cancel"] { return .cancelTransfer }
+            guard !rest.isEmpty else { return .problem("Say which file: :\(name) FILE (Tab completes the name).") }
+            return name == "import" ? .importFile(rest) : .exportFile(rest)
+        case "report": return .report
         case "theme":
             return argument.isEmpty ? .problem("Say which theme: :theme NAME.") : .theme(argument)
         case "autosave":
@@ -49,17 +66,65 @@ enum CommandLineCommands {
         }
     }
 
-    /// Completes the command name (or the theme name after `theme `) when one candidate
-    /// fits; otherwise returns the text as it was.
-    static func complete(_ text: String, themes: [String]) -> String {
+    /// Completes the command name, the theme name after `theme `, or the file name after
+    /// `import ` and `export `; `alternatives` lists what an ambiguous file name could become.
+    static func complete(_ text: String, themes: [String], folder: String?) -> PathCompletion.Outcome {
         if text.hasPrefix("theme ") {
             let partial = String(text.dropFirst("theme ".count))
             let matches = themes.filter { $0.hasPrefix(partial) }
-            return matches.count == 1 ? "theme \(matches[0])" : text
+            return PathCompletion.Outcome(text: matches.count == 1 ? "theme \(matches[0])" : text, alternatives: matches.count > 1 ? matches : [])
         }
-        guard !text.contains(" ") else { return text }
+        if text.hasPrefix("import ") || text.hasPrefix("export ") {
+            let start = lastWordStart(text)
+            let raw = String(text[start...])
+            guard !raw.hasPrefix("-") else { return PathCompletion.Outcome(text: text, alternatives: []) }
+            // (An unclosed quote is a path still being typed.)
+            let typed = commandWords(raw)?.first ?? commandWords(raw + "\"")?.first ?? commandWords(raw + "'")?.first ?? ""
+            var outcome = PathCompletion.complete(typed, base: folder)
+            outcome.text = String(text[..<start]) + escaped(outcome.text)
+            return outcome
+        }
+        guard !text.contains(" ") else { return PathCompletion.Outcome(text: text, alternatives: []) }
         let matches = commands.map(\.name).filter { $0.hasPrefix(text) && $0 != text }
-        if matches.count == 1 { return matches[0] + (["theme", "autosave"].contains(matches[0]) ? " " : "") }
-        return text
+        if matches.count == 1 {
+            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export"].contains(matches[0]) ? " " : ""), alternatives: [])
+        }
+        return PathCompletion.Outcome(text: text, alternatives: matches)
+    }
+
+    /// Where the last word of `text` starts (its end when the text ends in a space): spaces
+    /// inside quotes or after a backslash do not end a word.
+    private static func lastWordStart(_ text: String) -> String.Index {
+        var start = text.startIndex
+        var quote: Character?
+        var escapedNext = false
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            let next = text.index(after: index)
+            if escapedNext {
+                escapedNext = false
+            } else if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "\\" {
+                escapedNext = true
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == " " {
+                start = next
+            }
+            index = next
+        }
+        return start
+    }
+
+    /// A path as a word of the command line: spaces, quotes and backslashes escaped.
+    private static func escaped(_ path: String) -> String {
+        var out = ""
+        for character in path {
+            if character == " " || character == "\"" || character == "'" || character == "\\" { out.append("\\") }
+            out.append(character)
+        }
+        return out
     }
 }

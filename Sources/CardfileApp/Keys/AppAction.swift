@@ -3,6 +3,8 @@
 public enum AppAction: Hashable, Sendable {
     // Anywhere
     case help, quit, redraw, suspend, commandLine
+    // Imports and exports (the tables and the list)
+    case importFile, exportFile, report
     // Lists of tables and records
     case up, down, pageUp, pageDown, first, last, open, back
     // Records

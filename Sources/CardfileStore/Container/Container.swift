@@ -36,10 +36,10 @@ public final class Container: Sendable {
     ///   sentence for a person in ``StoreError/message``.
     public init(path: String, options: StoreOptions = StoreOptions()) throws(StoreError) {
         let path = (path as NSString).standardizingPath
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let files = FileManager.default
         var isFolder: ObjCBool = false
-        guard files.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isFolder), isFolder.boolValue else {
+        guard files.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
             throw StoreError.directoryMissing(path: path)
         }
         let exists = files.fileExists(atPath: path)
@@ -50,7 +50,7 @@ public final class Container: Sendable {
         var readOnlyReason: ReadOnlyReason?
         if options.readOnly {
             readOnlyReason = .requested
-        } else if exists, !Self.isWritable(file: path, folder: folder.isEmpty ? "." : folder) {
+        } else if exists, !Self.isWritable(file: path, folder: folder) {
             readOnlyReason = .fileNotWritable
         }
 

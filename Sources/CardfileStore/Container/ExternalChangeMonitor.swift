@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Tells whether another process committed to the file since the last check.
@@ -17,9 +18,13 @@ final class ExternalChangeMonitor: Sendable {
 
     private let watcher: DatabaseQueue
     private let writer: DatabasePool?
+    /// The store's gate around in-process writes: the writer connection is asked only when
+    /// no write of ours holds it, so a check never waits for an import's batch.
+    private let gate: NSLock
     private let versions: Locked<Versions>
 
-    init(path: String, writer: DatabasePool?) throws {
+    init(path: String, writer: DatabasePool?, gate: NSLock) throws {
+        self.gate = gate
         var configuration = Configuration()
         configuration.readonly = true
         configuration.label = "cardfile.watcher"
@@ -36,8 +41,14 @@ final class ExternalChangeMonitor: Sendable {
         try versions.withLock { versions in
             let watched = try watcher.inDatabase(Self.dataVersion)
             guard watched != versions.watcher else { return false }
+            guard let writer else {
+                versions.watcher = watched
+                return true
+            }
+            // One of our writes is under way: ask again at the next check.
+            guard gate.try() else { return false }
+            defer { gate.unlock() }
             versions.watcher = watched
-            guard let writer else { return true }
             let written = try writer.writeWithoutTransaction(Self.dataVersion)
             defer { versions.writer = written }
             return written != versions.writer

@@ -21,6 +21,8 @@ final class StoreCore: Sendable {
     /// How many write transactions this container has begun (tests check that a save with
     /// nothing to write begins none).
     let writeTransactionCount = Locked(0)
+    /// Taken around every write of this process (see ``write(origin:busyTimeout:bulkTables:_:)``).
+    let writeGate = NSLock()
     /// The container's wait for another connection's lock.
     let defaultBusyTimeout: Duration
     /// The busy timeout the last write with a timeout of its own used (tests assert on it).
@@ -50,7 +52,7 @@ final class StoreCore: Sendable {
             entities[table.name.lowercased()] = entity
         }
         self.entities = entities
-        monitor = try ExternalChangeMonitor(path: path, writer: writer)
+        monitor = try ExternalChangeMonitor(path: path, writer: writer, gate: writeGate)
         if let writer {
             let bus = self.bus
             let observer = CommitObserver(schema: schema) { bus.publish($0) }
@@ -105,6 +107,19 @@ final class StoreCore: Sendable {
         guard let writer, let commitObserver else {
             throw StoreError.readOnly(readOnlyReason ?? .requested)
         }
+        // Writers of this process queue for the one connection; a write with a short
+        // busy timeout (the UI's save) waits no longer for its turn than it would for another
+        // program's lock, so an import's batch, or an atomic import's one long transaction,
+        // makes it report busy instead of freezing the screen.
+        if let busyTimeout {
+            guard writeGate.lock(before: Date(timeIntervalSinceNow: Double(Self.milliseconds(busyTimeout)) / 1000)) else {
+                lastBusyTimeout.withLock { $0 = busyTimeout }
+                throw StoreError.busy
+            }
+        } else {
+            writeGate.lock()
+        }
+        defer { writeGate.unlock() }
         writeTransactionCount.withLock { $0 += 1 }
         return try writer.writeWithoutTransaction { db in
             if let busyTimeout {

@@ -31,9 +31,9 @@ public enum DemoDatabase {
     /// scripts. The same `rows` always gives the same data.
     public static func create(at path: String, rows: Int) throws(StoreError) {
         let files = FileManager.default
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         do {
-            try files.createDirectory(atPath: folder.isEmpty ? "." : folder, withIntermediateDirectories: true)
+            try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
             throw StoreError.directoryMissing(path: path)
         }

@@ -161,6 +161,6 @@ extension StoreError: CustomStringConvertible, LocalizedError {
     }
 
     private static func folder(of path: String) -> String {
-        (path as NSString).deletingLastPathComponent
+        PathText.folder(of: path)
     }
 }

@@ -33,8 +33,14 @@ public struct Exporter {
 
     /// Writes every matching row through `write` (called with chunks of bytes) and returns
     /// how many rows were written.
+    ///
+    /// After each chunk, `progress` hears the rows written so far and `isCancelled` is asked
+    /// whether to stop; a cancelled export returns early, its output cut after a whole row
+    /// (a JSON array is left unclosed), so the caller should discard it.
     /// - Throws: ``StoreError`` for an unknown table, column or filter, or a database error.
-    public func run(_ write: ([UInt8]) throws -> Void) throws(StoreError) -> Int {
+    public func run(
+        progress: (Int) -> Void = { _ in }, isCancelled: () -> Bool = { false }, _ write: ([UInt8]) throws -> Void
+    ) throws(StoreError) -> Int {
         let entity = try core.entity(table)
         let columns = entity.table.columns.filter { !$0.isHidden }
         let searchable = columns.map(\.name)
@@ -91,7 +97,11 @@ public struct Exporter {
                         if format == .jsonl { out.append(0x0A) }
                     }
                     count += 1
-                    try flush()
+                    if out.count >= 1 << 16 {
+                        try flush()
+                        progress(count)
+                        if isCancelled() { return count }
+                    }
                 }
                 if format == .json { out += Array((count == 0 ? "]\n" : "\n]\n").utf8) }
                 try flush(force: true)

@@ -51,11 +51,14 @@ public struct ImportOptions: Sendable {
     public var atomic: Bool
     /// Rows per transaction.
     public var batchSize: Int
+    /// Make the table when it is missing, with column types inferred from the whole file
+    /// (see ``TableCreator``).
+    public var create: Bool
 
     public init(
         table: String, format: Format? = nil, delimiter: UInt8? = nil, header: Bool = true, encoding: Encoding? = nil,
         ignoreUnknown: Bool = false, emptyAsText: Bool = false, mode: Mode = .insert, onError: OnError = .skip,
-        atomic: Bool = false, batchSize: Int = 5_000
+        atomic: Bool = false, batchSize: Int = 5_000, create: Bool = false
     ) {
         self.table = table
         self.format = format
@@ -68,6 +71,7 @@ public struct ImportOptions: Sendable {
         self.onError = onError
         self.atomic = atomic
         self.batchSize = max(1, batchSize)
+        self.create = create
     }
 }
 

@@ -14,7 +14,7 @@ public final class Importer {
     let path: String
     let options: ImportOptions
     private let identity: ContextIdentity
-    private var fileName: String { (path as NSString).lastPathComponent }
+    private var fileName: String { PathText.name(of: path) }
 
     public init(container: Container, file: String, options: ImportOptions) {
         core = container.core
@@ -177,7 +177,7 @@ public final class Importer {
     }
 
     static func format(of path: String) throws(ImportError) -> ImportOptions.Format {
-        switch (path as NSString).pathExtension.lowercased() {
+        switch PathText.lowercasedExtension(of: path) {
         case "csv", "txt": return .csv
         case "tsv", "tab": return .tsv
         case "jsonl", "ndjson": return .jsonl

@@ -174,9 +174,10 @@ public final class LiveQuery {
     // MARK: - Staying live
 
     /// Applies finished background work and, when the table or the context changed, re-runs
-    /// the window (at most once per ``minimumRefreshInterval``). Returns how the window
-    /// changed, or nil when it did not.
-    public func update(now: ContinuousClock.Instant) throws(StoreError) -> WindowChange? {
+    /// the window (at most once per ``minimumRefreshInterval``, unless `immediately`: the
+    /// caller knows a change just completed and wants it in this frame). Returns how the
+    /// window changed, or nil when it did not.
+    public func update(now: ContinuousClock.Instant, immediately: Bool = false) throws(StoreError) -> WindowChange? {
         let before = window
         var touched = false
         for result in worker.takeResults() {
@@ -189,7 +190,7 @@ public final class LiveQuery {
             lastToken = token
             refreshDue = true
         }
-        if refreshDue, lastRefresh.map({ now >= $0 + minimumRefreshInterval }) ?? true {
+        if refreshDue, immediately || lastRefresh.map({ now >= $0 + minimumRefreshInterval }) ?? true {
             refreshDue = false
             lastRefresh = now
             try refresh()

@@ -1,0 +1,220 @@
+import CardfileApp
+import CardfileStore
+import CardfileTerminal
+import CardfileTestSupport
+import Foundation
+import GRDB
+import Testing
+
+/// `:import` and `:export` in the editor: they run in the background while keys are handled,
+/// show their progress, end with a summary and a report, and an upsert reaches the open form.
+@Suite struct TransferTests {
+    /// A second connection holding the write lock until `release()`: the import waits for
+    /// it, so the test sees the import running without racing it.
+    final class Blocker: @unchecked Sendable {
+        let queue: DatabaseQueue
+
+        init(path: String) throws {
+            var configuration = Configuration()
+            configuration.allowsUnsafeTransactions = true   // the lock outlives one access
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        }
+
+        func release() throws {
+            try queue.inDatabase { try $0.execute(sql: "COMMIT") }
+            try queue.close()
+        }
+    }
+
+    /// A CSV of `rows` new cards.
+    static func cardsFile(_ harness: AppHarness, rows: Int, name: String = "more.csv") throws -> String {
+        var text = "name,phone,age,notes\n"
+        for index in 0..<rows { text += "Person \(index),p\(index),\(index % 90),\"note \(index)\"\n" }
+        let path = harness.directory.file(name)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func anImportRunsWhileKeysAreHandledAndTheListRefreshesWhenItEnds() throws {
+        let harness = try AppHarness()
+        let file = try Self.cardsFile(harness, rows: 3_000)
+        let blocker = try Blocker(path: harness.path)
+        try harness.command("import \(file) --batch-size 500")
+        #expect(harness.statusLine.contains("importing more.csv"))
+        // The import waits for the lock; the editor goes on.
+        try harness.press(.char("j"))
+        #expect(harness.statusLine.contains("row 2 of 4"))
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.screen.contains("cards › 2"))
+        try harness.press(KeyEvent(.escape), .char("/"))
+        try harness.type("id = 3004")                                    // Person 2999, of the last batch
+        try harness.press(KeyEvent(.enter))
+        try blocker.release()
+        // The clock stands still, so the list's own refresh (at most every 50 ms) never
+        // falls due: what the frame shows comes from the end of the import.
+        let deadline = Date().addingTimeInterval(10)
+        while !harness.messageLine.contains("imported"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            try harness.settle()
+        }
+        #expect(harness.messageLine.contains("more.csv: imported 3,000 rows: 3,000 inserted"))
+        #expect(harness.screen.contains("Person 2999"))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 3_004.databaseValue)
+    }
+
+    @Test func cancelKeepsTheCommittedBatchesAndTheSummaryIsExact() throws {
+        let harness = try AppHarness()
+        let file = try Self.cardsFile(harness, rows: 2_000)
+        let blocker = try Blocker(path: harness.path)
+        try harness.command("import \(file) --batch-size 500")
+        Thread.sleep(forTimeInterval: 0.3)   // (most often the first batch is waiting for the lock by now)
+        try harness.command("import cancel")
+        #expect(harness.messageLine.contains("Stopping importing more.csv"))
+        try blocker.release()
+        #expect(try harness.waitFor { $0.contains("cancelled") })
+        // Whole batches, as many as the summary says, and the file sound.
+        let message = harness.messageLine
+        let imported = try #require(message.firstMatch(of: /imported ([0-9,]+) rows?/).map { Int($0.1.replacingOccurrences(of: ",", with: "")) ?? -1 })
+        #expect(imported % 500 == 0 && imported < 2_000)
+        #expect(message.contains("cancelled before line \(imported + 2)"))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == (4 + imported).databaseValue)
+        #expect(try harness.disk("PRAGMA integrity_check") == "ok".databaseValue)
+    }
+
+    @Test func rejectedRowsAreCountedAndTheReportKeyListsThem() throws {
+        let harness = try AppHarness()
+        let file = harness.directory.file("bad.csv")
+        try "name,age\nAnna,30\nBob,abc\n,5\nCleo,41\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try harness.command("import \(file)")
+        #expect(try harness.waitFor { $0.contains("imported 2 rows") })
+        #expect(harness.messageLine.contains("2 rejected"))
+        #expect(harness.messageLine.contains("R shows the report"))
+        try harness.press(.char("R"))
+        #expect(harness.screen.contains("Import of bad.csv into cards"))
+        #expect(harness.screen.contains("bad.csv line 3, column age: “abc” is not a whole number"))
+        #expect(harness.screen.contains("bad.csv line 4"))
+        try harness.press(KeyEvent(.escape))
+        #expect(!harness.screen.contains("Import of bad.csv"))
+    }
+
+    @Test func anUpsertOfTheOpenRecordReachesTheFormAsAnOutsideChange() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))                              // Ada's form
+        try harness.press(KeyEvent(.tab), KeyEvent(.tab), KeyEvent(.tab))  // notes
+        try harness.press(.control("u"))
+        try harness.type("mine")
+        let file = harness.directory.file("fix.csv")
+        try "id,name,phone,notes\n1,Ada L.,111,theirs\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try harness.press(KeyEvent(.function(2)))
+        try harness.type("import \(file) --mode upsert")
+        try harness.press(KeyEvent(.enter))
+        #expect(try harness.waitFor { $0.contains("imported 1 row") })
+        // The untouched field took the new value; the edited one keeps mine and is marked.
+        #expect(harness.screen.contains("Ada L."))
+        #expect(harness.screen.contains("mine"))
+        #expect(harness.screen.contains("theirs"))
+        try harness.press(.control("s"))
+        #expect(harness.screen.contains("Mine"))
+        #expect(harness.screen.contains("Theirs"))
+        #expect(try harness.diskText("SELECT notes FROM cards WHERE id = 1") == "theirs")
+    }
+
+    @Test func anExportWritesTheListAsShown() throws {
+        let harness = try AppHarness()
+        try harness.press(.char("/"))
+        try harness.type("age >= 30")
+        try harness.press(KeyEvent(.enter), .char("]"))                  // sort by id, descending
+        let file = harness.directory.file("out.csv")
+        try "old content".write(toFile: file, atomically: true, encoding: .utf8)
+        try harness.command("export \(file)")
+        #expect(try harness.waitFor { $0.contains("Exported 2 rows") })
+        let written = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(written == "\"id\",\"name\",\"phone\",\"age\",\"notes\"\n2,\"Grace\",\"222\",45,\n1,\"Ada\",\"111\",36,\"first\"\n")
+    }
+
+    @Test func anExportThatCannotWriteSaysSoAndLeavesNothing() throws {
+        let harness = try AppHarness()
+        try harness.command("export \(harness.directory.file("missing/out.csv"))")
+        #expect(try harness.waitFor { $0.contains("Export failed") })
+        try harness.press(.char("R"))
+        #expect(harness.screen.contains("no such folder"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: harness.directory.path).allSatisfy { !$0.hasSuffix(".part") })
+    }
+
+    @Test func aFileThatCannotBeReadIsAClearFailure() throws {
+        let harness = try AppHarness()
+        try harness.command("import \(harness.directory.file("nothing.csv"))")
+        #expect(try harness.waitFor { $0.contains("Import failed") })
+        try harness.press(.char("R"))
+        #expect(harness.screen.contains("such file."))
+    }
+
+    @Test func badOptionsAreExplainedAndHelpListsThem() throws {
+        let harness = try AppHarness()
+        try harness.command("import x.csv --mode sideways")
+        #expect(harness.messageLine.contains("sideways"))
+        try harness.command("import --help")
+        #expect(harness.screen.contains("--mode"))
+        #expect(harness.screen.contains("--on-error"))
+    }
+
+    @Test func theKeyAsksForTheFileWithCompletion() throws {
+        let harness = try AppHarness()
+        let folder = harness.directory.file("data")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["books.csv", "books 2.csv", "notes.json"] { FileManager.default.createFile(atPath: folder + "/" + name, contents: Data()) }
+        try harness.press(.char("i"))
+        #expect(harness.messageLine.contains(":import "))
+        try harness.type(folder + "/no")
+        try harness.press(KeyEvent(.tab))
+        #expect(harness.messageLine.contains("\(folder)/notes.json"))
+        for _ in 0..<"notes.json".count { try harness.press(KeyEvent(.backspace)) }
+        try harness.type("b")
+        try harness.press(KeyEvent(.tab))
+        // Two names start with "books": the common part, and the candidates shown.
+        #expect(harness.messageLine.hasSuffix("\(folder)/books") || harness.messageLine.contains("\(folder)/books "))
+        #expect(harness.messageLine.contains("import"))
+        try harness.type("\\ ")
+        try harness.press(KeyEvent(.tab))
+        #expect(harness.messageLine.contains("\(folder)/books\\ 2.csv"))
+    }
+
+    @Test func quittingDuringAnImportAsksAndStopsIt() throws {
+        let harness = try AppHarness()
+        let file = try Self.cardsFile(harness, rows: 2_000)
+        let blocker = try Blocker(path: harness.path)
+        try harness.command("import \(file) --batch-size 500")
+        try harness.press(.control("q"))
+        #expect(harness.screen.contains("Import running"))
+        try harness.press(.char("n"))
+        #expect(harness.app.isRunning)
+        try harness.press(.control("q"))
+        // Release the lock from another thread once the app waits for the import to stop.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { try? blocker.release() }
+        try harness.press(.char("y"))
+        #expect(!harness.app.isRunning)
+        // Stopped, after whole batches (none when it had not written one yet).
+        let count = try #require(Int.fromDatabaseValue(try harness.disk("SELECT count(*) FROM cards")))
+        #expect((count - 4) % 500 == 0 && count < 2_004)
+        #expect(try harness.disk("PRAGMA integrity_check") == "ok".databaseValue)
+    }
+
+    @Test func aSaveDuringAnAllOrNothingImportReportsBusyAndWhy() throws {
+        let harness = try AppHarness()
+        let file = try Self.cardsFile(harness, rows: 100)
+        let blocker = try Blocker(path: harness.path)
+        try harness.command("import \(file) --atomic")
+        try harness.press(KeyEvent(.enter))
+        try harness.type("!")
+        // The import holds this process's write turn while it waits for the lock; the save
+        // gives up after its own short wait instead of freezing the screen.
+        Thread.sleep(forTimeInterval: 0.2)
+        try harness.press(.control("s"))
+        #expect(harness.messageLine.contains("all-or-nothing import of more.csv"))
+        try blocker.release()
+        #expect(try harness.waitFor { $0.contains("saved") || $0.contains("imported 100 rows") })
+        #expect(try harness.waitFor { _ in (try? harness.diskText("SELECT name FROM cards WHERE id = 1")) == "Ada!" })
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 104.databaseValue)
+    }
+}
