@@ -231,6 +231,16 @@ extension Cardfile {
         func run() throws {
             let options = arguments.options(table: table)
             let file = arguments.file
+            if options.create {
+                do {
+                    if let created = try TableCreator.createIfMissing(database: database, file: file, options: options) {
+                        let columns = created.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+                        FileHandle.standardError.write(Data("Created table \(table) (\(columns)).\n".utf8))
+                    }
+                } catch {
+                    throw fail(error.description)
+                }
+            }
             let container: Container
             do {
                 container = try Container(path: database, options: StoreOptions(createIfMissing: false))

@@ -32,6 +32,22 @@ struct CommandTests {
         #expect(badTable.contains("nope"))
     }
 
+    @Test func createMakesTheDatabaseAndTheTable() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-create-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("new.sqlite").path
+        let csv = folder.appendingPathComponent("airports.csv").path
+        try "code,name,elevation,lat\nAMS,Schiphol,-11,52.31\nZRH,Zürich,1416,47.46\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        let cardfile = try TmuxSession.programPath("cardfile")
+        let said = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "airports", "--create"])
+        #expect(said.contains("Created table airports (code TEXT, name TEXT, elevation INTEGER, lat REAL)."))
+        #expect(said.contains("imported 2 rows: 2 inserted"))
+        #expect(try EditorTmuxTests.sqlite(database, "SELECT name || elevation FROM airports WHERE code = 'ZRH'") == "Zürich1416")
+        // Without --create, a missing table is an error, as before.
+        _ = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "other"], expectStatus: 2)
+    }
+
     @Test func exportWritesWhatImportReadsBack() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

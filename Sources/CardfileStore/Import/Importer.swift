@@ -36,26 +36,10 @@ public final class Importer {
         let entity: Entity
         do { entity = try core.entity(options.table) } catch { throw .store(error) }
         guard core.writer != nil else { throw .store(.readOnly(core.readOnlyReason ?? .requested)) }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .cannotRead(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
-        }
+        let (handle, opened, totalBytes) = try Self.open(path, options: options)
+        var reader = opened
         defer { try? handle.close() }
-        let totalBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-        let format: ImportOptions.Format
-        if let given = options.format { format = given } else { format = try Self.format(of: path) }
         let started = DispatchTime.now().uptimeNanoseconds
-        var reader: RecordSource
-        do {
-            let source = try ByteSource(handle: handle, encoding: options.encoding.map { ByteSource.Encoding(rawValue: $0.rawValue)! })
-            switch format {
-            case .csv: reader = .csv(CSVReader(source: source, delimiter: options.delimiter ?? Self.detectDelimiter(path)))
-            case .tsv: reader = .csv(CSVReader(source: source, delimiter: options.delimiter ?? 0x09))
-            case .jsonl: reader = .json(JSONRecordReader(source: source, layout: .lines))
-            case .json: reader = .json(JSONRecordReader(source: source, layout: .array))
-            }
-        } catch {
-            throw .cannotRead(path: path, reason: error.localizedDescription)
-        }
 
         var summary = ImportSummary()
         let mapping = try headerMapping(&reader, entity: entity)
@@ -161,8 +145,8 @@ public final class Importer {
         }
         var columns: [Int?] = []
         var unknown: [String] = []
-        for field in names {
-            let name = field.text.trimmingCharacters(in: .whitespaces)
+        // Blank and repeated names are read as `--create` names them (`column_3`, `name_2`).
+        for name in TableCreator.uniqueNames(names.map { $0.text.trimmingCharacters(in: .whitespaces) }) {
             if let index = table.columnIndex(named: name), table.columns[index].isWritable {
                 columns.append(index)
             } else {
@@ -174,6 +158,31 @@ public final class Importer {
             throw .unknownColumns(file: fileName, columns: unknown, table: table.name)
         }
         return ColumnMapping(csv: columns, table: table)
+    }
+
+    /// Opens `path` and the reader its format (given, or from its extension) needs.
+    static func open(_ path: String, options: ImportOptions) throws(ImportError) -> (FileHandle, RecordSource, totalBytes: Int) {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .cannotRead(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        }
+        let totalBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        do {
+            let format: ImportOptions.Format
+            if let given = options.format { format = given } else { format = try Self.format(of: path) }
+            let source = try ByteSource(handle: handle, encoding: options.encoding.map { ByteSource.Encoding(rawValue: $0.rawValue)! })
+            switch format {
+            case .csv: return (handle, .csv(CSVReader(source: source, delimiter: options.delimiter ?? Self.detectDelimiter(path))), totalBytes)
+            case .tsv: return (handle, .csv(CSVReader(source: source, delimiter: options.delimiter ?? 0x09)), totalBytes)
+            case .jsonl: return (handle, .json(JSONRecordReader(source: source, layout: .lines)), totalBytes)
+            case .json: return (handle, .json(JSONRecordReader(source: source, layout: .array)), totalBytes)
+            }
+        } catch let error as ImportError {
+            try? handle.close()
+            throw error
+        } catch {
+            try? handle.close()
+            throw .cannotRead(path: path, reason: error.localizedDescription)
+        }
     }
 
     static func format(of path: String) throws(ImportError) -> ImportOptions.Format {

@@ -124,7 +124,49 @@ struct JSONRecordReader {
             return .problem("not valid JSON", line: line)
         }
         guard let object = parsed as? [String: Any] else { return .problem("a JSON value that is not an object", line: line) }
-        return .record(object.map { ($0.key, value(of: $0.value)) }.sorted { $0.key < $1.key }, line: line)
+        // In the file's order (Foundation's dictionary has none): a created table's columns
+        // follow it.
+        let order = Dictionary(keyOrder(of: bytes).enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let pairs = object.map { ($0.key, value(of: $0.value)) }.sorted {
+            let (left, right) = (order[$0.0] ?? Int.max, order[$1.0] ?? Int.max)
+            return left != right ? left < right : $0.0 < $1.0
+        }
+        return .record(pairs, line: line)
+    }
+
+    /// The keys of the object `bytes` holds, in the order they are written (nested objects'
+    /// keys left out).
+    static func keyOrder(of bytes: [UInt8]) -> [String] {
+        var keys: [String] = []
+        var depth = 0
+        var index = 0
+        var expectingKey = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                expectingKey = byte == UInt8(ascii: "{") && depth == 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+            case UInt8(ascii: ","):
+                expectingKey = depth == 1
+            case UInt8(ascii: "\""):
+                // A string: find its end, past escapes.
+                var end = index + 1
+                while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                if expectingKey, end < bytes.count,
+                   let key = try? JSONSerialization.jsonObject(with: Data(bytes[index...end]), options: [.fragmentsAllowed]) as? String {
+                    keys.append(key)
+                }
+                expectingKey = false
+                index = end
+            default:
+                break
+            }
+            index += 1
+        }
+        return keys
     }
 
     static func value(of json: Any) -> Value {

@@ -1,0 +1,170 @@
+import Foundation
+import GRDB
+
+/// Makes the table an import names when it is missing (`--create`), with each column's type
+/// inferred from every value the file holds for it.
+///
+/// The whole file is read once for this (the import then reads it again), because a type
+/// guessed from the first rows would make a later row that does not fit a rejected row:
+/// - a column whose values are all whole numbers is INTEGER; numbers with a fraction or an
+///   exponent make it REAL; `\x…` hex fields (what an export writes for blobs) make it BLOB;
+/// - anything else, a quoted field (an export quotes every text value), a number with a
+///   leading zero or a plus sign (a code, not a quantity), or no value at all make it TEXT;
+/// - the table has no declared key: rows get SQLite's rowid.
+public enum TableCreator {
+    /// What was made: the statement run, and the columns with their types.
+    public struct Created: Hashable, Sendable {
+        public let sql: String
+        public let columns: [Column]
+
+        public struct Column: Hashable, Sendable {
+            public let name: String
+            public let type: String
+        }
+    }
+
+    /// Creates `options.table` in the database at `database` when the file has no such
+    /// table, from what `file` holds. A missing database file is created too.
+    /// - Returns: what was made, or nil when the table was already there.
+    /// - Throws: ``ImportError`` when the file cannot be read or has no columns, or the
+    ///   database cannot be opened or written.
+    public static func createIfMissing(database: String, file: String, options: ImportOptions) throws(ImportError) -> Created? {
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: database)
+            if try queue.read({ try $0.tableExists(options.table) }) { return nil }
+        } catch {
+            throw .store(.cannotOpen(path: database, detail: String(describing: error)))
+        }
+        defer { try? queue.close() }
+        let columns = try inferColumns(file: file, options: options)
+        let sql = "CREATE TABLE \(options.table.quotedIdentifier) ("
+            + columns.map { "\($0.name.quotedIdentifier) \($0.type)" }.joined(separator: ", ") + ")"
+        do {
+            try queue.write { try $0.execute(sql: sql) }
+        } catch {
+            throw .store(.cannotOpen(path: database, detail: String(describing: error)))
+        }
+        return Created(sql: sql, columns: columns)
+    }
+
+    /// The columns `file` describes, with their inferred types, in the file's order.
+    static func inferColumns(file: String, options: ImportOptions) throws(ImportError) -> [Created.Column] {
+        let (handle, opened, _) = try Importer.open(file, options: options)
+        defer { try? handle.close() }
+        var reader = opened
+        var names: [String] = []
+        var guesses: [Guess] = []
+        var positions: [String: Int] = [:]   // lowercased name → column (JSON keys)
+        var first = true
+        while true {
+            let outcome: RecordSource.Outcome?
+            do { outcome = try reader.next() } catch { throw .cannotRead(path: file, reason: error.localizedDescription) }
+            guard let outcome else { break }
+            switch outcome {
+            case .fields(let fields, _):
+                if first {
+                    first = false
+                    if options.header {
+                        names = fields.map { $0.text.trimmingCharacters(in: .whitespaces) }
+                        guesses = Array(repeating: Guess(), count: names.count)
+                        continue
+                    }
+                }
+                while guesses.count < fields.count {
+                    guesses.append(Guess())
+                    names.append("")
+                }
+                for (index, field) in fields.enumerated() { guesses[index].see(field, emptyAsText: options.emptyAsText) }
+            case .object(let pairs, _):
+                first = false
+                for (key, value) in pairs {
+                    let position: Int
+                    if let known = positions[key.lowercased()] {
+                        position = known
+                    } else {
+                        position = names.count
+                        positions[key.lowercased()] = position
+                        names.append(key)
+                        guesses.append(Guess())
+                    }
+                    guesses[position].see(value)
+                }
+            case .problem:
+                continue   // the import reports it
+            }
+        }
+        guard !names.isEmpty else { throw .noHeader(file: PathText.name(of: file)) }
+        return zip(uniqueNames(names), guesses).map { Created.Column(name: $0, type: $1.type) }
+    }
+
+    /// Names as columns can have them: blank ones become `column_N`, repeated ones (in any
+    /// case) get `_2`, `_3`…
+    static func uniqueNames(_ names: [String]) -> [String] {
+        var taken = Set<String>()
+        return names.enumerated().map { index, name in
+            let base = name.isEmpty ? "column_\(index + 1)" : name
+            var candidate = base
+            var number = 2
+            while taken.contains(candidate.lowercased()) {
+                candidate = "\(base)_\(number)"
+                number += 1
+            }
+            taken.insert(candidate.lowercased())
+            return candidate
+        }
+    }
+
+    /// What one column's values have been so far.
+    struct Guess {
+        private var integers = false
+        private var reals = false
+        private var blobs = false
+        private var texts = false
+
+        var type: String {
+            if texts || !(integers || reals || blobs) { return "TEXT" }
+            if blobs { return "BLOB" }
+            return reals ? "REAL" : "INTEGER"
+        }
+
+        mutating func see(_ field: CSVField, emptyAsText: Bool) {
+            let text = field.text
+            if text.isEmpty, !field.quoted {
+                if emptyAsText { texts = true }
+                return
+            }
+            if field.quoted { return texts = true }
+            if ColumnMapping.blob(fromHex: text) != nil { return blobs = true }
+            if Self.isPlainInteger(text) { return integers = true }
+            if Self.isPlainReal(text) { return reals = true }
+            texts = true
+        }
+
+        mutating func see(_ value: Value) {
+            switch value {
+            case .null: break
+            case .integer: integers = true
+            case .real: reals = true
+            case .text: texts = true
+            case .blob: blobs = true
+            }
+        }
+
+        /// `-12`, `0`, `345`: no sign other than a minus, no leading zero, in Int64's range.
+        static func isPlainInteger(_ text: String) -> Bool {
+            let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+            guard digits.count == 1 || digits.first != "0" else { return false }
+            return Int64(text) != nil
+        }
+
+        /// `-1.5`, `0.25`, `3e8`: a finite number whose whole part has no leading zero.
+        static func isPlainReal(_ text: String) -> Bool {
+            guard let double = Double(text), double.isFinite else { return false }
+            guard text.allSatisfy({ $0.isASCII && ($0.isNumber || "-.eE+".contains($0)) }), !text.hasPrefix("+") else { return false }
+            let whole = (text.hasPrefix("-") ? text.dropFirst() : Substring(text)).prefix { $0.isNumber }
+            return whole.count <= 1 || whole.first != "0"
+        }
+    }
+}
