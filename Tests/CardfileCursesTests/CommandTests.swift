@@ -48,6 +48,46 @@ struct CommandTests {
         _ = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "other"], expectStatus: 2)
     }
 
+    @Test func killedMidImportLeavesWholeBatchesAndASoundFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-kill-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("library.sqlite").path
+        let cardfile = try TmuxSession.programPath("cardfile")
+        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "10"])
+        let csv = folder.appendingPathComponent("members.csv").path
+        var text = "name,email,joined\n"
+        for index in 0..<400_000 { text += "Member \(index),m\(index)@example.org,2024-01-01\n" }
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)
+        let before = try #require(Int(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM members")))
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: cardfile)
+        process.arguments = ["import", database, csv, "--table", "members", "--batch-size", "1000"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it once some batches are in, well before the end.
+        let deadline = Date().addingTimeInterval(30)
+        var seen = before
+        while seen == before, Date() < deadline, process.isRunning {
+            Thread.sleep(forTimeInterval: 0.01)
+            seen = Int(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM members")) ?? before
+        }
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(wasRunning, "the import ended before it could be killed")
+
+        #expect(try EditorTmuxTests.sqlite(database, "PRAGMA integrity_check") == "ok")
+        let after = try #require(Int(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM members")))
+        #expect(after > before && after < before + 400_000)
+        #expect((after - before) % 1000 == 0, "\(after - before) rows: not whole batches")
+        // The rows that are there are the file's first ones, complete.
+        let last = after - before - 1
+        #expect(try EditorTmuxTests.sqlite(database, "SELECT email FROM members WHERE name = 'Member \(last)'") == "m\(last)@example.org")
+    }
+
     @Test func exportWritesWhatImportReadsBack() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
