@@ -14,7 +14,7 @@ struct CardfileBench: ParsableCommand {
     @Option(help: "Saves (and raw commits) to time.")
     var saves = 5_000
 
-    @Argument(help: "Sections to run: store, live, terminal, app (default: all).")
+    @Argument(help: "Sections to run: store, live, terminal, app, import (default: all).")
     var sections: [String] = []
 
     @Option(help: .hidden)
@@ -22,6 +22,9 @@ struct CardfileBench: ParsableCommand {
 
     @Option(help: .hidden)
     var browseApp: String?
+
+    @Option(parsing: .upToNextOption, help: .hidden)
+    var importChild: [String] = []
 
     func run() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-bench-\(getpid())").path
@@ -32,12 +35,16 @@ struct CardfileBench: ParsableCommand {
             print("\(result.rss) \(result.pages) \(result.seconds)")
             return
         }
+        if importChild.count == 2 {
+            try ImportBenchmark.child(csv: importChild[0], database: importChild[1])
+            return
+        }
         if let browseMemory {
             let result = try BrowseMemoryBenchmark(path: browseMemory).run()
             print("\(result.rss) \(result.pages) \(result.seconds)")
             return
         }
-        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app"] : sections)
+        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "import"] : sections)
 
         if wanted.contains("store") {
             let path = "\(folder)/store.sqlite"
@@ -75,6 +82,9 @@ struct CardfileBench: ParsableCommand {
                            String(format: "%.1f MiB", fields[0]), goal: "< 40 MiB")
             }
             memory.print()
+        }
+        if wanted.contains("import") {
+            try ImportBenchmark(folder: folder, sizes: [100_000, rows]).run()
         }
     }
 

@@ -43,6 +43,13 @@ struct ExportTests {
         }
     }
 
+    @Test(arguments: [Int64.min, Int64.min + 1, -10, -1, 0, 7, 10, 99, 100, Int64.max])
+    func integersAreWrittenAsTheirDigits(_ value: Int64) {
+        var out: [UInt8] = []
+        Exporter.appendDecimal(value, to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == String(value))
+    }
+
     @Test func filterSortAndNullAsText() throws {
         let source = try PeopleFixture(schema: Self.schema)
         var bytes: [UInt8] = []

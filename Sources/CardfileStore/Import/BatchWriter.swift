@@ -69,8 +69,11 @@ struct BatchWriter {
         return Plan(sql: sql, target: target, existsSQL: existsSQL)
     }
 
-    func write(_ rows: [(line: Int, columns: [Int], values: [Value])], db: Database) throws -> Outcome {
+    func write(_ rows: [Importer.PendingRow], db: Database) throws -> Outcome {
         var outcome = Outcome()
+        // Looked up once: reading `table.columns[i]` in the row loop copies a column's
+        // description (retains and releases) for every field.
+        let notNull = table.columns.map(\.isNotNull)
         var plans: [[Int]: Plan] = [:]
         // Rows of a delimited file all have the same columns: the last plan and statement are
         // kept at hand (a dictionary lookup and GRDB's statement cache hash per row otherwise).
@@ -78,7 +81,7 @@ struct BatchWriter {
         for row in rows {
             // NULL for a NOT NULL column is refused here: OR REPLACE would quietly put the
             // column's default in its place.
-            if let index = zip(row.columns, row.values).first(where: { table.columns[$0.0].isNotNull && $0.1.isNull })?.0 {
+            if let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 {
                 reject(&outcome, line: row.line, column: table.columns[index].name,
                        reason: "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)")
                 continue
@@ -134,7 +137,7 @@ struct BatchWriter {
         return String(first[first.index(after: dot)...])
     }
 
-    static func reason(for error: DatabaseError, row: (line: Int, columns: [Int], values: [Value]), table: TableSchema) -> String {
+    static func reason(for error: DatabaseError, row: Importer.PendingRow, table: TableSchema) -> String {
         switch error.extendedResultCode {
         case .SQLITE_CONSTRAINT_NOTNULL:
             let column = column(in: error)

@@ -47,53 +47,65 @@ struct CSVReader {
 
     /// The next record; nil at the end of the file.
     mutating func next() throws -> Outcome? {
+        var record = CSVRecord()
+        switch try read(into: &record) {
+        case .record(let line)?: return .record(record.fields, line: line)
+        case .problem(let reason, let line)?: return .problem(reason, line: line)
+        case nil: return nil
+        }
+    }
+
+    /// How reading one record into a ``CSVRecord`` went.
+    enum Status {
+        /// The record is in the buffer; it started on `line`.
+        case record(line: Int)
+        case problem(String, line: Int)
+    }
+
+    /// Reads the next record into `record`, replacing what it held (its storage is reused,
+    /// so a long import allocates nothing here once the buffer has grown); nil at the end of
+    /// the file.
+    mutating func read(into record: inout CSVRecord) throws -> Status? {
         guard try source.peek() != nil else { return nil }
         let startLine = line
-        var fields: [CSVField] = []
-        var bytes: [UInt8] = []
+        record.removeAll()
+        var fieldStart = 0
         var quoted = false
-        /// For a quoted field: how many bytes it had when its closing quote came.
+        /// For a quoted field: where the record's bytes ended when its closing quote came.
         var closedAt = -1
-        var problem: String?
 
         func finishField() {
-            // ASCII needs no validating (the common case, and the fast one).
-            let text: String? = bytes.allSatisfy { $0 < 0x80 } ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
-            if problem == nil, let text {
-                if bytes.contains(0) { problem = "field \(fields.count + 1) holds a NUL byte" }
-                fields.append(CSVField(text, quoted: quoted))
-            } else if problem == nil {
-                problem = "field \(fields.count + 1) is not valid UTF-8 text (is the file in another encoding? try --encoding latin1)"
-            }
-            bytes.removeAll(keepingCapacity: true)
+            record.ends.append(record.bytes.count)
+            record.quoted.append(quoted)
+            fieldStart = record.bytes.count
             quoted = false
             closedAt = -1
         }
 
         while true {
             // An unquoted stretch: up to a delimiter, a line feed or a quote.
-            guard let stop = try source.append(into: &bytes, until: delimiter, 0x0A, UInt8(ascii: "\"")) else {
+            guard let stop = try source.append(into: &record.bytes, until: delimiter, 0x0A, UInt8(ascii: "\"")) else {
                 finishField()
                 break
             }
             if stop == UInt8(ascii: "\"") {
-                guard bytes.isEmpty, !quoted else {
+                guard record.bytes.count == fieldStart, !quoted else {
                     // A quote inside an unquoted field is data, as most tools take it.
-                    bytes.append(stop)
+                    record.bytes.append(stop)
                     continue
                 }
                 // A quoted field: up to the closing quote; "" is a quote inside.
                 quoted = true
                 var closed = false
-                while let end = try source.append(into: &bytes, until: UInt8(ascii: "\""), 0x0A, UInt8(ascii: "\"")) {
+                while let end = try source.append(into: &record.bytes, until: UInt8(ascii: "\""), 0x0A, UInt8(ascii: "\"")) {
                     if end == 0x0A {
                         line += 1
-                        bytes.append(end)
+                        record.bytes.append(end)
                         continue
                     }
                     if try source.peek() == UInt8(ascii: "\"") {
                         _ = try source.next()
-                        bytes.append(end)
+                        record.bytes.append(end)
                     } else {
                         closed = true
                         break
@@ -102,7 +114,7 @@ struct CSVReader {
                 if !closed {
                     return .problem("unterminated quote (the field opened on line \(startLine) never closes)", line: startLine)
                 }
-                closedAt = bytes.count
+                closedAt = record.bytes.count
                 // Anything between the closing quote and the delimiter is kept, as most tools do.
                 continue
             }
@@ -112,12 +124,68 @@ struct CSVReader {
             }
             // A line feed ends the record (CRLF too; a CR inside quotes is data).
             line += 1
-            if bytes.last == 0x0D, !quoted || bytes.count == closedAt + 1 { bytes.removeLast() }
+            if record.bytes.count > fieldStart, record.bytes.last == 0x0D, !quoted || record.bytes.count == closedAt + 1 {
+                record.bytes.removeLast()
+            }
             finishField()
             break
         }
-        if let problem { return .problem(problem, line: startLine) }
-        return .record(fields, line: startLine)
+        if let problem = record.problem() { return .problem(problem, line: startLine) }
+        return .record(line: startLine)
+    }
+}
+
+/// One record of a delimited file as bytes: every field's bytes one after another, where
+/// each ends, and whether it was quoted.
+struct CSVRecord {
+    var bytes: [UInt8] = []
+    /// Where each field ends in ``bytes``.
+    var ends: [Int] = []
+    var quoted: [Bool] = []
+
+    var count: Int { ends.count }
+
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        quoted.removeAll(keepingCapacity: true)
+    }
+
+    func range(of field: Int) -> Range<Int> {
+        (field == 0 ? 0 : ends[field - 1])..<ends[field]
+    }
+
+    /// The field's text (the record was checked to be UTF-8).
+    func text(of field: Int) -> String {
+        String(decoding: bytes[range(of: field)], as: UTF8.self)
+    }
+
+    func isEmpty(_ field: Int) -> Bool { range(of: field).isEmpty }
+
+    var fields: [CSVField] {
+        (0..<count).map { CSVField(text(of: $0), quoted: quoted[$0]) }
+    }
+
+    /// What makes the record unreadable: a field that is not UTF-8 or holds a NUL byte.
+    /// ASCII without NUL, the common case, is one pass over the bytes.
+    func problem() -> String? {
+        let plain = bytes.withUnsafeBufferPointer { buffer in
+            var ascii = true
+            for byte in buffer where byte == 0 || byte >= 0x80 {
+                ascii = false
+                break
+            }
+            return ascii
+        }
+        if plain { return nil }
+        for field in 0..<count {
+            let slice = bytes[range(of: field)]
+            if String(validating: slice, as: UTF8.self) == nil {
+                return "field \(field + 1) is not valid UTF-8 text (is the file in another encoding? try --encoding latin1)"
+            }
+            if slice.contains(0) { return "field \(field + 1) holds a NUL byte" }
+        }
+        return nil
     }
 }
 

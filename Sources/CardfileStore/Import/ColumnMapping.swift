@@ -10,10 +10,15 @@ struct ColumnMapping {
     /// The columns the fields go to, in order (the mapped ones of ``csv``).
     let mappedColumns: [Int]
 
+    /// Each column's affinity, by column index (read per field: no copy of the column's
+    /// description).
+    let affinities: [Affinity]
+
     init(csv: [Int?]?, table: TableSchema) {
         self.csv = csv
         self.table = table
         mappedColumns = csv?.compactMap { $0 } ?? []
+        affinities = table.columns.map(\.affinity)
     }
 
     struct Problem: Error {
@@ -42,6 +47,62 @@ struct ColumnMapping {
         }
         // Every row shares one columns array (no copy per row).
         return .success(Row(columns: mappedColumns, values: values))
+    }
+
+    /// The same as ``row(from:entity:emptyAsText:)`` for a record still in its reader's
+    /// buffer: numbers are read from the bytes, and only text becomes a string.
+    func row(from record: CSVRecord, emptyAsText: Bool) -> Result<Row, Problem> {
+        guard let csv else { return .failure(Problem(column: nil, reason: "not a delimited file")) }
+        guard record.count == csv.count else {
+            return .failure(Problem(column: nil, reason: "it has \(record.count) field\(record.count == 1 ? "" : "s"), the header has \(csv.count)"))
+        }
+        var values: [Value] = []
+        values.reserveCapacity(mappedColumns.count)
+        for (field, target) in csv.enumerated() {
+            guard let target else { continue }
+            let affinity = affinities[target]
+            let range = record.range(of: field)
+            if range.isEmpty, !record.quoted[field] {
+                values.append(emptyAsText ? .text("") : .null)
+                continue
+            }
+            switch affinity {
+            case .integer, .real, .numeric:
+                if let int = Self.plainInteger(record.bytes, range) {
+                    values.append(affinity == .real ? .real(Double(int)) : .integer(int))
+                    continue
+                }
+                let text = record.text(of: field)
+                guard let number = affinity.coerce(text) else { return .failure(Self.notANumber(text, table.columns[target])) }
+                values.append(number)
+            case .text:
+                values.append(.text(record.text(of: field)))
+            case .blob:
+                switch Self.value(of: CSVField(record.text(of: field), quoted: record.quoted[field]), for: table.columns[target], emptyAsText: emptyAsText) {
+                case .success(let value): values.append(value)
+                case .failure(let problem): return .failure(problem)
+                }
+            }
+        }
+        return .success(Row(columns: mappedColumns, values: values))
+    }
+
+    /// `-123` or `45` (at most 18 digits, nothing else) as a number; nil for anything else,
+    /// which then takes the general path.
+    static func plainInteger(_ bytes: [UInt8], _ range: Range<Int>) -> Int64? {
+        var index = range.lowerBound
+        let negative = index < range.upperBound && bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let digits = range.upperBound - index
+        guard digits > 0, digits <= 18 else { return nil }
+        var value: Int64 = 0
+        while index < range.upperBound {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int64(digit)
+            index += 1
+        }
+        return negative ? -value : value
     }
 
     func row(from pairs: [(key: String, value: Value)], entity: Entity, ignoreUnknown: Bool) -> Result<Row, Problem> {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Writes a table's rows (filtered and sorted as a list shows them) as CSV, TSV, JSON Lines
 /// or a JSON array, streaming: one row at a time from one read transaction, through a small
@@ -76,12 +77,16 @@ public struct Exporter {
                 var count = 0
                 let statement = try db.makeStatement(sql: sql)
                 let cursor = try Row.fetchCursor(statement, arguments: clause.arguments.statementArguments)
+                let handle = statement.sqliteStatement
+                let nullBytes = Array(null.utf8)
                 while let row = try cursor.next() {
                     switch format {
                     case .csv, .tsv:
+                        // Straight from SQLite's row into the output, no value in between
+                        // (this loop was half as fast as `sqlite3 -csv` through `Value`).
                         for index in names.indices {
                             if index > 0 { out.append(delimiter) }
-                            Self.appendCSV(Value(row[index] as DatabaseValue), null: null, to: &out)
+                            Self.appendCSVColumn(handle, Int32(index), null: nullBytes, to: &out)
                         }
                         out.append(0x0A)
                     case .jsonl, .json:
@@ -110,6 +115,55 @@ public struct Exporter {
         }
     }
 
+    /// Column `index` of the current row of `statement`, as ``appendCSV(_:null:to:)``
+    /// writes it.
+    static func appendCSVColumn(_ statement: SQLiteStatement, _ index: Int32, null: [UInt8], to out: inout [UInt8]) {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_NULL:
+            out += null
+        case SQLITE_INTEGER:
+            appendDecimal(sqlite3_column_int64(statement, index), to: &out)
+        case SQLITE_FLOAT:
+            out += realText(sqlite3_column_double(statement, index)).utf8
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard count > 0, let text = sqlite3_column_text(statement, index) else {
+                out += [0x22, 0x22]
+                return
+            }
+            let bytes = UnsafeBufferPointer(start: text, count: count)
+            out.append(0x22)
+            if memchr(text, 0x22, count) == nil {
+                out.append(contentsOf: bytes)
+            } else {
+                for byte in bytes {
+                    if byte == 0x22 { out.append(0x22) }
+                    out.append(byte)
+                }
+            }
+            out.append(0x22)
+        default:
+            appendCSV(Value(DatabaseValue(sqliteStatement: statement, index: index)), null: String(decoding: null, as: UTF8.self), to: &out)
+        }
+    }
+
+    /// An integer's decimal digits, without making a string.
+    static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
     static func appendQuoted(_ text: String, to out: inout [UInt8]) {
         out.append(0x22)
         for byte in text.utf8 {
@@ -133,8 +187,12 @@ public struct Exporter {
 
     /// A real as text that reads back as the same real, never as an integer.
     static func realText(_ double: Double) -> String {
-        let text = "\(double)"
-        if text.contains(".") || text.contains("e") || text.contains("n") || text.contains("i") { return text }
+        let text = double.description
+        // (Byte by byte: `String.contains` goes through Foundation here, a third of the
+        // export's time.)
+        for byte in text.utf8 where byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "n") || byte == UInt8(ascii: "i") {
+            return text
+        }
         return text + ".0"
     }
 

@@ -72,7 +72,7 @@ public final class Importer {
             } else if !batch.rows.isEmpty {
                 do {
                     let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
-                        try writer.write(batch.rows.map { ($0.line, $0.columns, $0.values) }, db: db)
+                        try writer.write(batch.rows, db: db)
                     }
                     summary.add(outcome)
                     // Reading and writing find problems at different times: report them in file order.
@@ -86,6 +86,7 @@ public final class Importer {
                     throw .store(Self.storeError(error, path: core.path))
                 }
             }
+            if !options.atomic { batches.recycle(batch) }
             progress(ImportProgress(
                 rows: summary.inserted + summary.updated + summary.unchanged + summary.skipped + summary.rejected + atomicRows.count,
                 bytes: batch.bytesRead, totalBytes: totalBytes,
@@ -100,7 +101,7 @@ public final class Importer {
             }
             do {
                 let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
-                    let outcome = try writer.write(atomicRows.map { ($0.line, $0.columns, $0.values) }, db: db)
+                    let outcome = try writer.write(atomicRows, db: db)
                     if outcome.rejected > 0 { throw AtomicRollback(outcome: outcome) }
                     return outcome
                 }
@@ -217,6 +218,8 @@ enum RecordSource {
     case json(JSONRecordReader)
 
     enum Outcome {
+        /// A delimited record, in the ``CSVRecord`` given to ``next(reusing:)``.
+        case record(line: Int)
         case fields([CSVField], line: Int)
         case object([(key: String, value: Value)], line: Int)
         case problem(String, line: Int)
@@ -238,6 +241,17 @@ enum RecordSource {
             case .problem(let reason, let line)?: return .problem(reason, line: line)
             case nil: return nil
             }
+        }
+    }
+
+    /// The next record; a delimited one is read into `record` (and reported as `.record`).
+    mutating func next(reusing record: inout CSVRecord) throws -> Outcome? {
+        guard case .csv(var reader) = self else { return try next() }
+        defer { self = .csv(reader) }
+        switch try reader.read(into: &record) {
+        case .record(let line)?: return .record(line: line)
+        case .problem(let reason, let line)?: return .problem(reason, line: line)
+        case nil: return nil
         }
     }
 

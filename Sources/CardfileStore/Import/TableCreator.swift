@@ -90,8 +90,8 @@ public enum TableCreator {
                     }
                     guesses[position].see(value)
                 }
-            case .problem:
-                continue   // the import reports it
+            case .problem, .record:
+                continue   // the import reports problems; `.record` comes only from next(reusing:)
             }
         }
         guard !names.isEmpty else { throw .noHeader(file: PathText.name(of: file)) }
