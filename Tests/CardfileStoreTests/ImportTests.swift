@@ -193,6 +193,20 @@ struct ImportTests {
         #expect(mixedSummary.errors.first?.reason.contains("not an object") == true)
     }
 
+    @Test func jsonNumbersKeepTheirKindAtTheEdgesOf64Bits() throws {
+        let fixture = try Fixture()
+        let path = try fixture.file("edges.jsonl", """
+            {"id": 2, "name": "min", "extra": -9223372036854775808}
+            {"id": 3, "name": "max", "extra": 9223372036854775807}
+            {"id": 4, "name": "over", "extra": 18446744073709551615}
+            {"id": 5, "name": "real", "extra": 2.0}
+            """)
+        let summary = try fixture.run(path)
+        #expect(summary.inserted == 4, "\(summary.errors)")
+        #expect(try fixture.disk("SELECT group_concat(quote(extra), ' ') FROM (SELECT extra FROM cards WHERE id > 1 ORDER BY id)")
+                == "-9223372036854775808 9223372036854775807 1.84467440737095516156e+19 2.0")
+    }
+
     @Test func atomicIsAllOrNothingAndAbortStopsAtTheFirstError() throws {
         let fixture = try Fixture()
         let file = try fixture.file("some-bad.csv", "id,name\n70,A\n71,\n72,C\n")

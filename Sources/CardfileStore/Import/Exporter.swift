@@ -215,6 +215,8 @@ public struct Exporter {
             case "\n": out += Array("\\n".utf8)
             case "\r": out += Array("\\r".utf8)
             case "\t": out += Array("\\t".utf8)
+            // Foundation's reader drops a raw U+FEFF at the start of a string; escaped, it stays.
+            case "\u{FEFF}": out += Array("\\ufeff".utf8)
             default:
                 if scalar.value < 0x20 {
                     out += Array(String(format: "\\u%04x", scalar.value).utf8)

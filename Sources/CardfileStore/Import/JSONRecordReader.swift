@@ -125,24 +125,44 @@ struct JSONRecordReader {
         }
         guard let object = parsed as? [String: Any] else { return .problem("a JSON value that is not an object", line: line) }
         // In the file's order (Foundation's dictionary has none): a created table's columns
-        // follow it.
-        let order = Dictionary(keyOrder(of: bytes).enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let pairs = object.map { ($0.key, value(of: $0.value)) }.sorted {
+        // follow it. Numbers are read from their own text: Foundation makes -2^63 a double
+        // and wraps integers above 2^63.
+        let scan = scanTopLevel(bytes)
+        let order = Dictionary(scan.keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let pairs = object.map { ($0.key, scan.numbers[$0.key].flatMap(number(from:)) ?? value(of: $0.value)) }.sorted {
             let (left, right) = (order[$0.0] ?? Int.max, order[$1.0] ?? Int.max)
             return left != right ? left < right : $0.0 < $1.0
         }
         return .record(pairs, line: line)
     }
 
+    /// A JSON number's text as a value: an integer when it has no fraction or exponent and
+    /// fits in 64 bits, else a real.
+    static func number(from text: String) -> Value? {
+        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let int = Int64(text) { return .integer(int) }
+        return Double(text).map(Value.real)
+    }
+
     /// The keys of the object `bytes` holds, in the order they are written (nested objects'
-    /// keys left out).
-    static func keyOrder(of bytes: [UInt8]) -> [String] {
+    /// keys left out), and the text of each number value.
+    static func scanTopLevel(_ bytes: [UInt8]) -> (keys: [String], numbers: [String: String]) {
         var keys: [String] = []
+        var numbers: [String: String] = [:]
         var depth = 0
         var index = 0
         var expectingKey = false
+        var afterColon = false
         while index < bytes.count {
             let byte = bytes[index]
+            if afterColon, depth == 1, byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39), let key = keys.last {
+                var end = index
+                while end < bytes.count, bytes[end] != UInt8(ascii: ","), bytes[end] != UInt8(ascii: "}"), bytes[end] > 0x20 { end += 1 }
+                numbers[key] = String(decoding: bytes[index..<end], as: UTF8.self)
+                afterColon = false
+                index = end
+                continue
+            }
+            if byte > 0x20 { afterColon = byte == UInt8(ascii: ":") && depth == 1 }
             switch byte {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 depth += 1
@@ -166,7 +186,7 @@ struct JSONRecordReader {
             }
             index += 1
         }
-        return keys
+        return (keys, numbers)
     }
 
     static func value(of json: Any) -> Value {
