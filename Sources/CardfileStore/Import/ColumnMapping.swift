@@ -118,6 +118,10 @@ struct ColumnMapping {
             if case .text(let text) = value, [.integer, .real, .numeric].contains(column.affinity) {
                 guard let number = column.affinity.coerce(text) else { return .failure(Self.notANumber(text, column)) }
                 coerced = number
+            } else if case .text(let text) = value, column.declaredType.uppercased().contains("BLOB"), let bytes = Data(base64Encoded: text) {
+                // A column declared BLOB takes base64 back as bytes (what an export writes);
+                // in a column without a type, text stays text.
+                coerced = .blob(bytes)
             } else if !column.affinity.accepts(value) {
                 return .failure(Self.notANumber(value.description, column))
             }
