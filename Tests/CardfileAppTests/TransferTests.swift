@@ -63,6 +63,29 @@ import Testing
         #expect(try harness.disk("SELECT count(*) FROM cards") == 3_004.databaseValue)
     }
 
+    @Test func savesGetThroughWhileAnImportWrites() throws {
+        let harness = try AppHarness()
+        let file = try Self.cardsFile(harness, rows: 20_000)
+        try harness.command("import \(file) --batch-size 20")
+        try harness.press(KeyEvent(.enter))                              // Ada's form
+        // Saves while batches follow each other back to back: each gets its turn within
+        // its short wait (the import waits for it), none reports busy.
+        var saves = 0
+        while harness.statusLine.contains("importing"), saves < 30 {
+            try harness.type("x")
+            try harness.press(.control("s"))
+            #expect(harness.messageLine.contains("Saved."), "save \(saves): \(harness.messageLine)")
+            saves += 1
+        }
+        #expect(saves >= 3, "the import ended before the saves could meet it")
+        try harness.press(KeyEvent(.escape))
+        // (A save's message may have replaced the summary: the report keeps it.)
+        #expect(try harness.waitFor { _ in !harness.statusLine.contains("importing") })
+        try harness.press(.char("R"))
+        #expect(harness.screen.contains("Imported 20,000 rows: 20,000 inserted."))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 20_004.databaseValue)
+    }
+
     @Test func cancelKeepsTheCommittedBatchesAndTheSummaryIsExact() throws {
         let harness = try AppHarness()
         let file = try Self.cardsFile(harness, rows: 2_000)
@@ -127,10 +150,28 @@ import Testing
         try harness.press(KeyEvent(.enter), .char("]"))                  // sort by id, descending
         let file = harness.directory.file("out.csv")
         try "old content".write(toFile: file, atomically: true, encoding: .utf8)
-        try harness.command("export \(file)")
+        try harness.command("export out.csv")                           // relative to the working folder
+        #expect(harness.messageLine.contains("out.csv exists; :export! out.csv replaces it."))
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "old content")
+        try harness.command("export! out.csv")
         #expect(try harness.waitFor { $0.contains("Exported 2 rows") })
         let written = try String(contentsOfFile: file, encoding: .utf8)
         #expect(written == "\"id\",\"name\",\"phone\",\"age\",\"notes\"\n2,\"Grace\",\"222\",45,\n1,\"Ada\",\"111\",36,\"first\"\n")
+    }
+
+    @Test func anExportNeverReplacesTheOpenDatabase() throws {
+        let harness = try AppHarness()
+        try harness.command("export! cards.sqlite")
+        #expect(harness.messageLine.contains("cards.sqlite is the open database"))
+        try harness.command("export! cards.sqlite-wal")
+        #expect(harness.messageLine.contains("is the open database"))
+        #expect(try harness.disk("SELECT count(*) FROM cards") == 4.databaseValue)
+    }
+
+    @Test func createIsForTheCommandLine() throws {
+        let harness = try AppHarness()
+        try harness.command("import x.csv --create")
+        #expect(harness.messageLine.contains("--create makes a missing table: use it with cardfile import"))
     }
 
     @Test func anExportThatCannotWriteSaysSoAndLeavesNothing() throws {

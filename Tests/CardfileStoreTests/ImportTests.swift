@@ -207,6 +207,44 @@ struct ImportTests {
                 == "-9223372036854775808 9223372036854775807 1.84467440737095516156e+19 2.0")
     }
 
+    @Test func anAtomicImportIsOneTransactionWrittenInBatchesAndACancelRollsItBack() throws {
+        let fixture = try Fixture()
+        var text = "id,name\n"
+        for id in 100..<160 { text += "\(id),Row \(id)\n" }
+        let file = try fixture.file("many.csv", text)
+        let options = ImportOptions(table: "cards", atomic: true, batchSize: 10)
+        // A reader on another connection sees nothing until the end, while progress comes
+        // batch by batch.
+        var seen: [Value] = []
+        var reports = 0
+        let done = try Importer(container: fixture.container, file: file, options: options).run(progress: { _ in
+            reports += 1
+            seen.append((try? fixture.disk("SELECT count(*) FROM cards WHERE id >= 100")) ?? .null)
+        })
+        #expect(done.inserted == 60 && !done.rolledBack)
+        #expect(reports == 6)
+        #expect(seen.allSatisfy { $0 == 0 })
+        #expect(try fixture.disk("SELECT count(*) FROM cards WHERE id >= 100") == 60)
+
+        let again = try fixture.file("more.csv", text.replacingOccurrences(of: ",Row", with: "0,Row"))
+        let cancelled = try fixture.run(again, options, cancelAfter: 3)
+        #expect(cancelled.cancelled && cancelled.rolledBack)
+        #expect(cancelled.inserted == 0)
+        #expect(cancelled.sentence.hasPrefix("nothing imported (all or nothing); cancelled before line 32"))
+        #expect(try fixture.disk("SELECT count(*) FROM cards WHERE id >= 1000") == 0)
+    }
+
+    @Test func aFileOfBadRowsStillComesInBatches() throws {
+        let fixture = try Fixture()
+        var text = "id,age\n"
+        for id in 0..<50 { text += "\(id + 200),not a number\n" }
+        let file = try fixture.file("bad.csv", text)
+        var batches = 0
+        let summary = try Importer(container: fixture.container, file: file, options: ImportOptions(table: "cards", batchSize: 10)).run(progress: { _ in batches += 1 })
+        #expect(summary.rejected == 50)
+        #expect(batches == 5)
+    }
+
     @Test func atomicIsAllOrNothingAndAbortStopsAtTheFirstError() throws {
         let fixture = try Fixture()
         let file = try fixture.file("some-bad.csv", "id,name\n70,A\n71,\n72,C\n")

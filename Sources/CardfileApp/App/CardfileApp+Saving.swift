@@ -170,8 +170,8 @@ extension CardfileApp {
             overlay = .help(scroll: 0)
         case .importFile(let words):
             startImport(words, now: now)
-        case .exportFile(let words):
-            startExport(words, now: now)
+        case .exportFile(let words, let replace):
+            startExport(words, replacing: replace, now: now)
         case .cancelTransfer:
             cancelTransfer(now: now)
         case .report:

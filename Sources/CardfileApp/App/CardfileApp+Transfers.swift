@@ -19,13 +19,16 @@ extension CardfileApp {
         do { arguments = try ImportArguments.parse(words) } catch {
             return show(ImportArguments.message(for: error) + " (:import --help lists the options)", role: .warning, now: now)
         }
+        if arguments.create {
+            return show("--create makes a missing table: use it with cardfile import. Here the rows go into \(table.name).", role: .warning, now: now)
+        }
         guard let path = resolvedPath(arguments.file, now: now) else { return }
         let job = TransferJob.startImport(container: container, path: path, options: arguments.options(table: table.name), inbox: inbox)
         transfer = (job, nil)
         show("Importing \(job.fileName) into \(table.name)\(arguments.atomic ? " all or nothing (saves wait until it ends)" : ""). Keep working; :import cancel stops it.", now: now)
     }
 
-    func startExport(_ words: [String], now: ContinuousClock.Instant) {
+    func startExport(_ words: [String], replacing: Bool, now: ContinuousClock.Instant) {
         if let help = optionsHelp(words, ExportArguments.self, title: ":export FILE [options]") { return overlay = .panel(help) }
         guard refuseSecondTransfer(now: now), let table = transferTable else { return }
         let arguments: ExportArguments
@@ -33,6 +36,12 @@ extension CardfileApp {
             return show(ExportArguments.message(for: error) + " (:export --help lists the options)", role: .warning, now: now)
         }
         guard let path = resolvedPath(arguments.file, now: now) else { return }
+        if Self.isDatabaseFile(path, database: container.path) {
+            return show("\(PathText.name(of: path)) is the open database (or its journal): export to another file.", role: .error, now: now)
+        }
+        if !replacing, FileManager.default.fileExists(atPath: path) {
+            return show("\(PathText.name(of: path)) exists; :export! \(arguments.file) replaces it.", role: .warning, now: now)
+        }
         // The list as the person sees it; from the tables screen, the whole table.
         let spec = list?.table.name == table.name ? list?.spec : nil
         let expected: Int?
@@ -54,6 +63,17 @@ extension CardfileApp {
         let path = expandingTilde(typed)
         guard !path.hasPrefix("/"), let folder = options.workingFolder else { return path }
         return folder.hasSuffix("/") ? folder + path : folder + "/" + path
+    }
+
+    /// Whether `path` is the database file at `database`, or its WAL, shared-memory or
+    /// journal file (by device and inode, so links and other spellings count).
+    static func isDatabaseFile(_ path: String, database: String) -> Bool {
+        var target = stat()
+        guard stat(path, &target) == 0 else { return false }
+        return ["", "-wal", "-shm", "-journal"].contains { suffix in
+            var file = stat()
+            return stat(database + suffix, &file) == 0 && file.st_dev == target.st_dev && file.st_ino == target.st_ino
+        }
     }
 
     /// One transfer at a time: says so and returns false while one runs.
@@ -125,13 +145,15 @@ extension CardfileApp {
         }
     }
 
-    /// The status bar's words for the running transfer: `importing books.csv 52% · 120,000 rows · ETA 3s`.
+    /// The status bar's words for the running transfer:
+    /// `importing books.csv 52% · 120,000 rows · 84,211/s · ETA 3s`.
     var transferStatus: String? {
         guard let (job, progress) = transfer else { return nil }
         var text = job.activity
         guard let progress else { return text + "…" }
         if let fraction = progress.fraction { text += " \(Int(fraction * 100))%" }
         text += " · \(ValueText.count(progress.rows)) rows"
+        if progress.rowsPerSecond > 0 { text += " · \(ValueText.count(Int(progress.rowsPerSecond)))/s" }
         if let left = progress.secondsLeft { text += " · ETA \(Int(left.rounded()))s" }
         return text
     }

@@ -13,8 +13,8 @@ enum CommandLineCommands {
         case help
         /// `:import FILE [options]`: the words after `import`.
         case importFile([String])
-        /// `:export FILE [options]`: the words after `export`.
-        case exportFile([String])
+        /// `:export FILE [options]`: the words after `export`; `export!` may replace a file.
+        case exportFile([String], replace: Bool)
         /// `:import cancel` or `:export cancel`.
         case cancelTransfer
         /// The last import's or export's report.
@@ -32,7 +32,7 @@ enum CommandLineCommands {
         ("theme", ":theme NAME", "switch the colour theme"),
         ("autosave", ":autosave SECONDS|off", "set the autosave delay"),
         ("import", ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options)"),
-        ("export", ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a file"),
+        ("export", ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one)"),
         ("report", ":report", "show the last import's or export's report"),
         ("help", ":help", "show the keys and these commands"),
     ]
@@ -47,11 +47,11 @@ enum CommandLineCommands {
         case "q!", "quit!": return .forceQuit
         case "wq", "x": return .writeQuit
         case "help", "h": return .help
-        case "import", "export":
+        case "import", "export", "export!":
             let rest = Array(words.dropFirst())
             if rest == ["cancel"] { return .cancelTransfer }
             guard !rest.isEmpty else { return .problem("Say which file: :\(name) FILE (Tab completes the name).") }
-            return name == "import" ? .importFile(rest) : .exportFile(rest)
+            return name == "import" ? .importFile(rest) : .exportFile(rest, replace: name == "export!")
         case "report": return .report
         case "theme":
             return argument.isEmpty ? .problem("Say which theme: :theme NAME.") : .theme(argument)
@@ -74,7 +74,7 @@ enum CommandLineCommands {
             let matches = themes.filter { $0.hasPrefix(partial) }
             return PathCompletion.Outcome(text: matches.count == 1 ? "theme \(matches[0])" : text, alternatives: matches.count > 1 ? matches : [])
         }
-        if text.hasPrefix("import ") || text.hasPrefix("export ") {
+        if text.hasPrefix("import ") || text.hasPrefix("export ") || text.hasPrefix("export! ") {
             let start = lastWordStart(text)
             let raw = String(text[start...])
             guard !raw.hasPrefix("-") else { return PathCompletion.Outcome(text: text, alternatives: []) }

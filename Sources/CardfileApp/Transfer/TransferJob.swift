@@ -102,6 +102,8 @@ final class TransferJob: @unchecked Sendable {
             }
             let started = ContinuousClock.now
             let exporter = Exporter(container: container, table: table, filter: filter, sort: sort, format: format, null: null)
+            // A failed write (a full disk) is told as such, not as the store's error around it.
+            var writeFailure: (any Error)?
             do {
                 let rows = try exporter.run(
                     progress: { rows in
@@ -112,7 +114,12 @@ final class TransferJob: @unchecked Sendable {
                         report(TransferProgress(rows: rows, fraction: fraction, rowsPerSecond: pace, secondsLeft: left))
                     },
                     isCancelled: { job.isCancelled },
-                    { bytes in try handle.write(contentsOf: Data(bytes)) })
+                    { bytes in
+                        do { try handle.write(contentsOf: Data(bytes)) } catch {
+                            writeFailure = error
+                            throw error
+                        }
+                    })
                 try handle.close()
                 if job.isCancelled {
                     try? FileManager.default.removeItem(atPath: temporary)
@@ -127,6 +134,7 @@ final class TransferJob: @unchecked Sendable {
             } catch let error as StoreError {
                 try? handle.close()
                 try? FileManager.default.removeItem(atPath: temporary)
+                if let writeFailure { return .failed("Cannot write \(path): \(writeFailure.localizedDescription)") }
                 return .failed(error.message)
             } catch {
                 try? handle.close()

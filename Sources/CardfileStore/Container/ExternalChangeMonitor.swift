@@ -20,10 +20,10 @@ final class ExternalChangeMonitor: Sendable {
     private let writer: DatabasePool?
     /// The store's gate around in-process writes: the writer connection is asked only when
     /// no write of ours holds it, so a check never waits for an import's batch.
-    private let gate: NSLock
+    private let gate: WriteGate
     private let versions: Locked<Versions>
 
-    init(path: String, writer: DatabasePool?, gate: NSLock) throws {
+    init(path: String, writer: DatabasePool?, gate: WriteGate) throws {
         self.gate = gate
         var configuration = Configuration()
         configuration.readonly = true
@@ -46,8 +46,8 @@ final class ExternalChangeMonitor: Sendable {
                 return true
             }
             // One of our writes is under way: ask again at the next check.
-            guard gate.try() else { return false }
-            defer { gate.unlock() }
+            guard gate.tryEnter() else { return false }
+            defer { gate.leave() }
             versions.watcher = watched
             let written = try writer.writeWithoutTransaction(Self.dataVersion)
             defer { versions.writer = written }

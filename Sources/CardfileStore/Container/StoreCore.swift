@@ -22,7 +22,7 @@ final class StoreCore: Sendable {
     /// nothing to write begins none).
     let writeTransactionCount = Locked(0)
     /// Taken around every write of this process (see ``write(origin:busyTimeout:bulkTables:_:)``).
-    let writeGate = NSLock()
+    let writeGate = WriteGate()
     /// The container's wait for another connection's lock.
     let defaultBusyTimeout: Duration
     /// The busy timeout the last write with a timeout of its own used (tests assert on it).
@@ -108,18 +108,16 @@ final class StoreCore: Sendable {
             throw StoreError.readOnly(readOnlyReason ?? .requested)
         }
         // Writers of this process queue for the one connection; a write with a short
-        // busy timeout (the UI's save) waits no longer for its turn than it would for another
-        // program's lock, so an import's batch, or an atomic import's one long transaction,
-        // makes it report busy instead of freezing the screen.
-        if let busyTimeout {
-            guard writeGate.lock(before: Date(timeIntervalSinceNow: Double(Self.milliseconds(busyTimeout)) / 1000)) else {
-                lastBusyTimeout.withLock { $0 = busyTimeout }
-                throw StoreError.busy
-            }
-        } else {
-            writeGate.lock()
+        // busy timeout (the UI's save) goes first and waits no longer for its turn than it
+        // would for another program's lock, so an import's batch delays it by one batch at
+        // most, and an atomic import's one long transaction makes it report busy instead of
+        // freezing the screen.
+        let deadline = busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }
+        guard writeGate.enter(urgentUntil: deadline) else {
+            lastBusyTimeout.withLock { $0 = busyTimeout }
+            throw StoreError.busy
         }
-        defer { writeGate.unlock() }
+        defer { writeGate.leave() }
         writeTransactionCount.withLock { $0 += 1 }
         return try writer.writeWithoutTransaction { db in
             if let busyTimeout {

@@ -34,7 +34,9 @@ final class BatchReader: @unchecked Sendable {
     func next() throws(ImportError) -> Batch? {
         guard !finished else { return nil }
         var batch = Batch(firstLine: reader.line)
-        while batch.rows.count < options.batchSize {
+        // Bad rows count too: a file where every row is bad (the wrong encoding) still
+        // comes in batches, with progress, cancel and flat memory.
+        while batch.rows.count + batch.problems.count < options.batchSize {
             let next: RecordSource.Outcome?
             do { next = try reader.next(reusing: &record) } catch { throw .cannotRead(path: path, reason: error.localizedDescription) }
             guard let next else {
@@ -85,8 +87,12 @@ final class Prefetcher: @unchecked Sendable {
     /// (a million rows' strings and arrays cost the writing thread a tenth of its time).
     private var written: [BatchReader.Batch] = []
 
+    /// Signalled when the reading thread has ended.
+    private let exited = DispatchSemaphore(value: 0)
+
     init(_ reader: BatchReader) {
         let thread = Thread { [self] in
+            defer { exited.signal() }
             while true {
                 condition.lock()
                 while queue.count >= 2, !stopped { condition.wait() }
@@ -134,11 +140,14 @@ final class Prefetcher: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Lets the reading thread end (the import stopped early).
+    /// Ends the reading thread and waits for it (at most the batch it is reading), so the
+    /// file it reads can be closed.
     func stop() {
         condition.lock()
         stopped = true
         condition.broadcast()
         condition.unlock()
+        exited.wait()
+        exited.signal()   // a second stop returns at once
     }
 }

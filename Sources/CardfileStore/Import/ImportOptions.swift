@@ -120,7 +120,11 @@ public struct ImportSummary: Hashable, Sendable {
         if rejected > 0 { parts.append("\(rejected.formatted()) rejected") }
         let total = inserted + updated + unchanged
         var text = "imported \(total.formatted()) row\(total == 1 ? "" : "s"): " + parts.joined(separator: ", ")
-        if rolledBack { text = "nothing imported (all or nothing, and a row was refused): " + parts.dropFirst().joined(separator: ", ") }
+        if rolledBack {
+            text = rejected > 0
+                ? "nothing imported (all or nothing, and a row was refused): " + parts.dropFirst().joined(separator: ", ")
+                : "nothing imported (all or nothing)"
+        }
         if cancelled { text += "; cancelled" + (stoppedAtLine.map { " before line \($0)" } ?? "") }
         else if stoppedEarly { text += "; stopped at the first error" + (stoppedAtLine.map { " (line \($0))" } ?? "") }
         return text

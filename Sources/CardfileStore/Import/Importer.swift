@@ -52,7 +52,39 @@ public final class Importer {
         // two overlap on two cores, and only the writing holds the lock.
         let batches = Prefetcher(BatchReader(reader: reader, mapping: mapping, entity: entity, options: options, file: fileName, path: path))
         defer { batches.stop() }
-        var atomicRows: [PendingRow] = []
+        do {
+            if options.atomic {
+                // All or nothing: one transaction for the whole file (other writers wait),
+                // written batch by batch (memory stays flat, cancel is heard between
+                // batches), rolled back when a row is refused or the import is cancelled.
+                try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
+                    try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
+                        try writer.write(rows, db: db)
+                    }
+                    if summary.rejected > 0 || summary.cancelled { throw AtomicRollback() }
+                }
+            } else {
+                try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
+                    try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in try writer.write(rows, db: db) }
+                }
+            }
+        } catch is AtomicRollback {
+            summary.rolledBack = true
+            (summary.inserted, summary.updated, summary.unchanged, summary.skipped) = (0, 0, 0, 0)
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw .store(Self.storeError(error, path: core.path))
+        }
+        return summary
+    }
+
+    /// Takes batches until the file ends or the import stops, writing each with `write`
+    /// (after a refused row, an atomic import only reads on, to report the other bad rows).
+    private func consume(
+        _ batches: Prefetcher, into summary: inout ImportSummary, started: UInt64, totalBytes: Int,
+        progress: (ImportProgress) -> Void, isCancelled: () -> Bool, write: ([PendingRow]) throws -> BatchWriter.Outcome
+    ) throws {
         while let batch = try batches.next() {
             if isCancelled() {
                 summary.cancelled = true
@@ -67,56 +99,24 @@ public final class Importer {
                 summary.stoppedEarly = true
                 summary.stoppedAtLine = batch.problems.first?.line
             }
-            if options.atomic {
-                atomicRows += batch.rows
-            } else if !batch.rows.isEmpty {
-                do {
-                    let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
-                        try writer.write(batch.rows, db: db)
-                    }
-                    summary.add(outcome)
-                    // Reading and writing find problems at different times: report them in file order.
-                    summary.errors.sort { $0.line < $1.line }
-                    if options.onError == .abort, outcome.rejected > 0 {
-                        summary.stoppedEarly = true
-                        summary.stoppedAtLine = outcome.errors.first?.line
-                        stop = true
-                    }
-                } catch {
-                    throw .store(Self.storeError(error, path: core.path))
+            if !batch.rows.isEmpty, !(options.atomic && summary.rejected > 0) {
+                let outcome = try write(batch.rows)
+                summary.add(outcome)
+                // Reading and writing find problems at different times: report them in file order.
+                summary.errors.sort { $0.line < $1.line }
+                if options.onError == .abort, outcome.rejected > 0 {
+                    summary.stoppedEarly = true
+                    summary.stoppedAtLine = outcome.errors.first?.line
+                    stop = true
                 }
             }
-            if !options.atomic { batches.recycle(batch) }
+            batches.recycle(batch)
             progress(ImportProgress(
-                rows: summary.inserted + summary.updated + summary.unchanged + summary.skipped + summary.rejected + atomicRows.count,
+                rows: summary.inserted + summary.updated + summary.unchanged + summary.skipped + summary.rejected,
                 bytes: batch.bytesRead, totalBytes: totalBytes,
                 seconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9))
             if stop { break }
         }
-        if options.atomic {
-            // All or nothing: one transaction, rolled back when any row is refused.
-            if summary.rejected > 0 || summary.cancelled {
-                summary.rolledBack = summary.rejected > 0
-                return summary
-            }
-            do {
-                let outcome = try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
-                    let outcome = try writer.write(atomicRows, db: db)
-                    if outcome.rejected > 0 { throw AtomicRollback(outcome: outcome) }
-                    return outcome
-                }
-                summary.add(outcome)
-            } catch let rollback as AtomicRollback {
-                var failed = ImportSummary()
-                failed.add(rollback.outcome)
-                summary.rejected += failed.rejected
-                summary.errors += failed.errors.prefix(ImportSummary.errorsKept - summary.errors.count)
-                summary.rolledBack = true
-            } catch {
-                throw .store(Self.storeError(error, path: core.path))
-            }
-        }
-        return summary
     }
 
     private static func storeError(_ error: any Error, path: String) -> StoreError {
@@ -125,9 +125,7 @@ public final class Importer {
         return .database(code: -1, message: String(describing: error))
     }
 
-    private struct AtomicRollback: Error {
-        let outcome: BatchWriter.Outcome
-    }
+    private struct AtomicRollback: Error {}
 
     // MARK: - Reading the first row
 
