@@ -41,7 +41,7 @@ extension Cardfile {
         @Argument(help: "The SQLite database to open (the demo database when left out).")
         var file: String?
 
-        @Option(name: .long, help: "Open this table at once.")
+        @Option(name: .long, help: "Open this table at once.", completion: .custom(TableCompletion.candidates))
         var table: String?
 
         @Option(name: .long, help: "The colour theme (default, light, high-contrast, mono, or your own).")
@@ -155,7 +155,7 @@ extension Cardfile {
         @Argument(help: "The SQLite database to write.")
         var file: String
 
-        @Option(name: .long, help: "The table to edit (the first with a text column when left out).")
+        @Option(name: .long, help: "The table to edit (the first with a text column when left out).", completion: .custom(TableCompletion.candidates))
         var table: String?
 
         @Option(name: .long, help: "Seconds between changes.")
@@ -225,7 +225,7 @@ extension Cardfile {
 
         @OptionGroup var arguments: ImportArguments
 
-        @Option(name: .long, help: "The table to fill.")
+        @Option(name: .long, help: "The table to fill.", completion: .custom(TableCompletion.candidates))
         var table: String
 
         func run() throws {
@@ -294,7 +294,7 @@ extension Cardfile {
         @Argument(help: "The SQLite database.")
         var database: String
 
-        @Option(name: .long, help: "The table to export.")
+        @Option(name: .long, help: "The table to export.", completion: .custom(TableCompletion.candidates))
         var table: String
 
         @Option(name: .long, help: "Only the rows matching this filter (the list's filter language).")

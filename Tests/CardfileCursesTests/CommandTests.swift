@@ -88,6 +88,24 @@ struct CommandTests {
         #expect(try EditorTmuxTests.sqlite(database, "SELECT email FROM members WHERE name = 'Member \(last)'") == "m\(last)@example.org")
     }
 
+    @Test func shellCompletionsOfferTheTablesOfTheDatabaseOnTheLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-complete-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let database = folder.appendingPathComponent("library.sqlite").path
+        let cardfile = try TmuxSession.programPath("cardfile")
+        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "10"])
+        for shell in ["bash", "zsh", "fish"] {
+            let script = try EditorTmuxTests.run(cardfile, ["--generate-completion-script", shell])
+            #expect(script.contains("---completion") && script.contains("--table"), "\(shell)")
+        }
+        // What the bash script asks when Tab is pressed after `--table b` (word 5, cursor 1).
+        let offered = try EditorTmuxTests.run(cardfile, ["---completion", "import", "--", "--table", "5", "1", "cardfile", "import", database, "x.csv", "--table", "b"])
+        #expect(offered.split(separator: "\n") == ["books"])
+        let all = try EditorTmuxTests.run(cardfile, ["---completion", "open", "--", "--table", "3", "0", "cardfile", database, "--table", ""])
+        #expect(all.split(separator: "\n") == ["authors", "books", "loans", "members"])
+    }
+
     @Test func exportWritesWhatImportReadsBack() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -1,0 +1,29 @@
+import Foundation
+import GRDB
+
+/// Completes `--table` from the database named earlier on the command line: the shell's
+/// completion script calls the program with the words typed so far.
+enum TableCompletion {
+    /// Table names starting with `prefix`, from the first word that is an SQLite file.
+    @Sendable static func candidates(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
+        for word in words where isSQLiteFile(word) {
+            var configuration = Configuration()
+            configuration.readonly = true
+            guard let queue = try? DatabaseQueue(path: word, configuration: configuration) else { continue }
+            defer { try? queue.close() }
+            let names = (try? queue.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+            }) ?? []
+            return names.filter { $0.hasPrefix(prefix) }
+        }
+        return []
+    }
+
+    /// Whether `path` names a file that starts with SQLite's header.
+    static func isSQLiteFile(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 16) else { return false }
+        return header == Data("SQLite format 3\0".utf8)
+    }
+}
