@@ -86,7 +86,7 @@ struct ImportBenchmark {
         guard summary.rejected == 0 else { throw CleanExit.message("rejected rows: \(summary.errors.prefix(3))") }
         // Every batch's event reached the view context: apply them, as the editor would.
         try container.viewContext.processPendingChanges()
-        print("\(seconds) \(peakResidentMiB())")
+        print("\(seconds) \(Measure.peakResidentMiB())")
     }
 
     /// The editor on a fresh database while `:import` runs in it: keys every 5 ms (↓ and ↑ in
@@ -221,14 +221,5 @@ struct ImportBenchmark {
         }
         try process.run()
         process.waitUntilExit()
-    }
-
-    /// The peak resident set size of this process (VmHWM), in MiB.
-    static func peakResidentMiB() -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return (line.split(separator: " ").compactMap { Double($0) }.first ?? -1) / 1024
-        }
-        return -1
     }
 }

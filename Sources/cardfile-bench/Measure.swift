@@ -20,11 +20,16 @@ enum Measure {
     }
 
     /// The resident set size of this process, in MiB, from /proc.
-    static func residentMiB() -> Double {
+    static func residentMiB() -> Double { statusMiB("VmRSS:") }
+
+    /// The peak resident set size of this process (VmHWM), in MiB.
+    static func peakResidentMiB() -> Double { statusMiB("VmHWM:") }
+
+    /// A size line of /proc/self/status, in MiB (-1 when it cannot be read).
+    private static func statusMiB(_ field: String) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            let kib = line.split(separator: " ").compactMap { Double($0) }.first ?? -1
-            return kib / 1024
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
+            return (line.split(separator: " ").compactMap { Double($0) }.first ?? -1) / 1024
         }
         return -1
     }

@@ -4,13 +4,28 @@ import Testing
 /// The headless commands, run as a person runs them: output and exit status.
 @Suite("Headless commands")
 struct CommandTests {
+    /// A folder of its own (``remove()`` it when done), the database path in it (a demo
+    /// library of `demoRows` books, or no file yet when nil), and the program.
+    struct Workspace {
+        let folder: URL
+        let database: String
+        let cardfile: String
+
+        init(demoRows: Int?) throws {
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-command-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            database = folder.appendingPathComponent("library.sqlite").path
+            cardfile = try TmuxSession.programPath("cardfile")
+            if let demoRows { _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", String(demoRows)]) }
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
     @Test func importReportsRowsAndExitsByHowItWent() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-import-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("library.sqlite").path
-        let cardfile = try TmuxSession.programPath("cardfile")
-        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "50"])
+        let place = try Workspace(demoRows: 50)
+        defer { place.remove() }
+        let (folder, database, cardfile) = (place.folder, place.database, place.cardfile)
         let csv = folder.appendingPathComponent("authors.csv").path
         try "id,name,country,born\n100,New Author,Nowhere,1950\n101,,X,1960\n102,Third,Y,2500\n".write(toFile: csv, atomically: true, encoding: .utf8)
 
@@ -33,13 +48,11 @@ struct CommandTests {
     }
 
     @Test func createMakesTheDatabaseAndTheTable() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-create-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("new.sqlite").path
+        let place = try Workspace(demoRows: nil)
+        defer { place.remove() }
+        let (folder, database, cardfile) = (place.folder, place.database, place.cardfile)
         let csv = folder.appendingPathComponent("airports.csv").path
         try "code,name,elevation,lat\nAMS,Schiphol,-11,52.31\nZRH,Zürich,1416,47.46\n".write(toFile: csv, atomically: true, encoding: .utf8)
-        let cardfile = try TmuxSession.programPath("cardfile")
         let said = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "airports", "--create"])
         #expect(said.contains("Created table airports (code TEXT, name TEXT, elevation INTEGER, lat REAL)."))
         #expect(said.contains("imported 2 rows: 2 inserted"))
@@ -49,12 +62,9 @@ struct CommandTests {
     }
 
     @Test func killedMidImportLeavesWholeBatchesAndASoundFile() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("library.sqlite").path
-        let cardfile = try TmuxSession.programPath("cardfile")
-        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "10"])
+        let place = try Workspace(demoRows: 10)
+        defer { place.remove() }
+        let (folder, database, cardfile) = (place.folder, place.database, place.cardfile)
         let csv = folder.appendingPathComponent("members.csv").path
         var text = "name,email,joined\n"
         for index in 0..<400_000 { text += "Member \(index),m\(index)@example.org,2024-01-01\n" }
@@ -89,12 +99,9 @@ struct CommandTests {
     }
 
     @Test func shellCompletionsOfferTheTablesOfTheDatabaseOnTheLine() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-complete-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("library.sqlite").path
-        let cardfile = try TmuxSession.programPath("cardfile")
-        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "10"])
+        let place = try Workspace(demoRows: 10)
+        defer { place.remove() }
+        let (database, cardfile) = (place.database, place.cardfile)
         for shell in ["bash", "zsh", "fish"] {
             let script = try EditorTmuxTests.run(cardfile, ["--generate-completion-script", shell])
             #expect(script.contains("---completion") && script.contains("--table"), "\(shell)")
@@ -107,12 +114,9 @@ struct CommandTests {
     }
 
     @Test func exportWritesWhatImportReadsBack() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let database = folder.appendingPathComponent("library.sqlite").path
-        let cardfile = try TmuxSession.programPath("cardfile")
-        _ = try EditorTmuxTests.run(cardfile, ["demo", database, "--rows", "50"])
+        let place = try Workspace(demoRows: 50)
+        defer { place.remove() }
+        let (folder, database, cardfile) = (place.folder, place.database, place.cardfile)
         let out = folder.appendingPathComponent("recent.csv").path
         let said = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "books", "--where", "year >= 1990", "--sort=-year", "--output", out])
         let expected = try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM books WHERE year >= 1990")

@@ -183,8 +183,7 @@ extension CardfileApp {
     }
 
     static func seconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let value = Double(seconds) + Double(attoseconds) / 1e18
+        let value = duration.seconds
         return value == value.rounded() ? "\(Int(value)) s" : String(format: "%.1f s", value)
     }
 }

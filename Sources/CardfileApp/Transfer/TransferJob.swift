@@ -60,8 +60,7 @@ final class TransferJob: @unchecked Sendable {
     /// Returns false when `timeout` passed first.
     @discardableResult
     func waitUntilDone(timeout: Duration) -> Bool {
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        guard done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success else { return false }
+        guard done.wait(timeout: .now() + timeout.seconds) == .success else { return false }
         done.signal()   // later waits return at once
         return true
     }

@@ -142,8 +142,19 @@ public struct Exporter {
                 }
             }
             out.append(0x22)
-        default:
-            appendCSV(Value(DatabaseValue(sqliteStatement: statement, index: index)), null: String(decoding: null, as: UTF8.self), to: &out)
+        default:   // SQLITE_BLOB
+            let count = Int(sqlite3_column_bytes(statement, index))
+            appendHex(UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, index), count: count), to: &out)
+        }
+    }
+
+    /// `\x` and the bytes in lower-case hex (what the importer reads back as a blob).
+    static func appendHex(_ bytes: some Collection<UInt8>, to out: inout [UInt8]) {
+        let digits = Array("0123456789abcdef".utf8)
+        out += [UInt8(ascii: "\\"), UInt8(ascii: "x")]
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
         }
     }
 
@@ -180,8 +191,7 @@ public struct Exporter {
         case .real(let double): out += Array(realText(double).utf8)
         case .text(let text): appendQuoted(text, to: &out)
         case .blob(let data):
-            out += Array("\\x".utf8)
-            for byte in data { out += Array(String(format: "%02x", byte).utf8) }
+            appendHex(data, to: &out)
         }
     }
 
