@@ -141,6 +141,9 @@ extension CardfileApp {
         case .refused(let message):
             show(message, role: .warning, now: now)
             return []
+        case .said(let message):
+            show(message, role: .muted, now: now)
+            return []
         case .action(let action):
             if let commands = common(action, keyMap: KeyMaps.form, now: now) { return commands }
             switch action {
@@ -155,7 +158,11 @@ extension CardfileApp {
     }
 
     func report(_ outcome: FormScreen.Outcome, now: ContinuousClock.Instant) {
-        if case .refused(let message) = outcome { show(message, role: .warning, now: now) }
+        switch outcome {
+        case .refused(let message): show(message, role: .warning, now: now)
+        case .said(let message): show(message, role: .muted, now: now)
+        default: break
+        }
     }
 
     // MARK: - Overlays

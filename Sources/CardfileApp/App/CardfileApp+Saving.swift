@@ -15,6 +15,7 @@ extension CardfileApp {
         switch outcome {
         case .saved:
             form.reload()
+            form.endUndoRun()
             if !quietly { show("Saved.", role: .success, now: now) }
             if let id = form.session.id { try? list?.live.select(id) }
         case .nothingToSave:

@@ -55,6 +55,8 @@ public enum KeyMaps {
         KeyBinding([KeyEvent(.escape)], .leave, help: "Back to the list (asks when changes would be lost)", section: "Form"),
         KeyBinding([KeyEvent(.pageDown)], .nextRecord, help: "Next record of the list", section: "Form"),
         KeyBinding([KeyEvent(.pageUp)], .previousRecord, help: "Previous record of the list", section: "Form"),
+        KeyBinding([.alt("u"), .control("_")], .undo, help: "Undo the last edit of this record (Ctrl-_ is Ctrl-/ in most terminals; Ctrl-Z suspends)", section: "Form"),
+        KeyBinding([.alt("r"), .control("y")], .redo, help: "Redo what was undone", section: "Form"),
         KeyBinding([.control("n")], .setNull, help: "Set the field to NULL (typing replaces it)", section: "Form"),
         KeyBinding([KeyEvent(.enter, modifiers: .alt)], .newLine, help: "Line break in a text field (makes it a text area)", section: "Form"),
         KeyBinding([KeyEvent(.function(2)), .alt(":")], .commandLine, help: "Command line (:help lists the commands)", section: "Form"),

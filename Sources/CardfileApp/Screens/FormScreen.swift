@@ -12,6 +12,8 @@ final class FormScreen {
     private var scroll = 0
     /// Why nothing here can be edited (the database is read-only); nil when it can.
     let readOnly: String?
+    /// Undo and redo of this record's edits.
+    private(set) var history = FormHistory()
 
     enum Outcome: Equatable {
         /// The key was handled here.
@@ -20,6 +22,8 @@ final class FormScreen {
         case action(AppAction)
         /// The edit was refused; the message says why.
         case refused(String)
+        /// Handled; the message says what happened (undo and redo name the field).
+        case said(String)
     }
 
     init(session: EditSession, readOnly: String?) {
@@ -99,7 +103,13 @@ final class FormScreen {
     func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> Outcome {
         pendingNow = now
         let action = KeyMaps.form.action(for: key)
+        // Anything but typing ends a typing run: the next keystroke starts a new undo step.
+        if action != .editText, action != nil { history.endRun() }
         switch action {
+        case .undo?:
+            return undo()
+        case .redo?:
+            return redo()
         case .nextField?, .previousField?:
             let forward = action == .nextField
             if fields.indices.contains(focus), fields[focus].isMultiline, key.key == .up || key.key == .down {
@@ -111,14 +121,14 @@ final class FormScreen {
             moveFocus(by: forward ? 1 : -1)
             return .handled
         case .setNull?:
-            return edit { field in
+            return edit(kind: .single) { field in
                 field.isNull = true
                 field.field = TextFieldState()
                 field.area = TextAreaState()
                 field.isMultiline = false
             }
         case .newLine?:
-            return edit { field in
+            return edit(kind: .typing) { field in
                 guard field.column.affinity == .text || field.column.affinity == .blob else { return }
                 field.isNull = false
                 field.becomeMultiline()
@@ -141,7 +151,8 @@ final class FormScreen {
     /// Pasted text goes into the focused field (line breaks make a text field a text area).
     func paste(_ text: String, now: ContinuousClock.Instant) -> Outcome {
         pendingNow = now
-        return edit { field in
+        history.endRun()
+        return edit(kind: .single) { field in
             field.isNull = false
             if text.contains("\n"), field.column.affinity == .text || field.column.affinity == .blob { field.becomeMultiline() }
             if field.isMultiline { field.area.insert(text) } else { field.field.insert(text) }
@@ -159,19 +170,64 @@ final class FormScreen {
         let handled = field.isMultiline ? field.area.handle(key) : field.field.handle(key)
         guard handled else { return .handled }
         guard field.text != before || field.isNull != wasNull else {
-            fields[focus] = field        // the cursor moved
+            fields[focus] = field        // the cursor moved: the typing run ends here
+            history.endRun()
             return .handled
         }
         if let refusal = refusal(for: fields[focus]) { return .refused(refusal) }
+        let kind: FormHistory.Kind = if case .character = key.key, key.modifiers.isDisjoint(with: [.control, .alt]) { .typing } else { .deleting }
+        let previous = fields[focus]
         fields[focus] = field
-        return push()
+        return push(recording: previous, kind: kind)
     }
 
-    private func edit(_ change: (inout FieldModel) -> Void) -> Outcome {
+    /// Applies `change` to the focused field as one edit (one undo step unless `kind` coalesces).
+    func edit(kind: FormHistory.Kind, _ change: (inout FieldModel) -> Void) -> Outcome {
         guard fields.indices.contains(focus) else { return .handled }
         if let refusal = refusal(for: fields[focus]) { return .refused(refusal) }
+        let previous = fields[focus]
         change(&fields[focus])
-        return push()
+        guard fields[focus].value != previous.value || fields[focus].isNull != previous.isNull || fields[focus].text != previous.text else { return .handled }
+        return push(recording: previous, kind: kind)
+    }
+
+    // MARK: - Undo
+
+    /// Ends the typing run (a save happened): the next keystroke is an undo step of its own.
+    func endUndoRun() { history.endRun() }
+
+    /// Takes back the last edit of this form (focusing its field).
+    func undo() -> Outcome {
+        if let refusal = readOnly.map({ "Read-only: \($0)." }) { return .refused(refusal) }
+        guard let step = history.undo() else { return .said("Nothing to undo.") }
+        return restore(step.before, of: step.field, saying: "Undid an edit of \(step.field).")
+    }
+
+    /// Does again the last edit undone.
+    func redo() -> Outcome {
+        if let refusal = readOnly.map({ "Read-only: \($0)." }) { return .refused(refusal) }
+        guard let step = history.redo() else { return .said("Nothing to redo.") }
+        return restore(step.after, of: step.field, saying: "Redid an edit of \(step.field).")
+    }
+
+    /// Puts `model`'s text and value back into the field named `name` and into the editor.
+    private func restore(_ model: FieldModel, of name: String, saying message: String) -> Outcome {
+        guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
+        focus = index
+        var field = fields[index]
+        field.field = model.field
+        field.area = model.area
+        field.isMultiline = model.isMultiline
+        field.isNull = model.isNull
+        field.original = model.original
+        fields[index] = field
+        if case .refused(let problem) = push() { return .refused(problem) }
+        // Every edit of a new record undone: no insert is left pending, so leaving asks nothing.
+        if !history.canUndo, let id = session.id, id.isTemporary {
+            session.discard()
+            refreshMarks()
+        }
+        return .said(message)
     }
 
     /// Why the focused field cannot be edited, or nil.
@@ -183,13 +239,15 @@ final class FormScreen {
 
     /// Writes the focused field's value into the editor context (only if it differs: the
     /// store drops an edit equal to the value it started from).
-    private func push() -> Outcome {
+    private func push(recording previous: FieldModel? = nil, kind: FormHistory.Kind = .single) -> Outcome {
         let field = fields[focus]
         do {
             try session.set(field.name, to: field.value, now: pendingNow)
         } catch {
+            if let previous { fields[focus] = previous }
             return .refused(error.message)
         }
+        if let previous { history.record(field: field.name, before: previous, after: field, kind: kind) }
         fields[focus].message = nil
         refreshMarks()
         return .handled
