@@ -53,6 +53,10 @@ public final class CursesBackend: Backend {
     private let signalState = SignalState()
     private var signalSources: [DispatchSourceSignal] = []
     private let plain: Bool
+    /// Mouse reporting is on (off with `--no-mouse`).
+    private let mouse: Bool
+    /// SGR mouse reports (any size of screen) when the mouse is on, and bracketed paste.
+    private var modesOn: String { (mouse ? "\u{1B}[?1006h" : "") + "\u{1B}[?2004h" }
     private let managesModes: Bool
     private var isActive = false
     private var output: UnsafeMutablePointer<FILE>
@@ -92,7 +96,10 @@ public final class CursesBackend: Backend {
     ///   - output: where to write (standard output by default); with another stream and
     ///     `size`, the backend runs without a terminal (benchmarks count its bytes).
     /// - Throws: ``CursesError``.
-    public init(theme: Theme, terminalType: String? = nil, output: UnsafeMutablePointer<FILE>? = nil, size fixedSize: Size? = nil) throws {
+    ///   - mouse: report the mouse to the program; false leaves clicks and selection to the
+    ///     terminal (`--no-mouse`).
+    public init(theme: Theme, terminalType: String? = nil, output: UnsafeMutablePointer<FILE>? = nil, size fixedSize: Size? = nil, mouse: Bool = true) throws {
+        self.mouse = mouse
         if setlocale(LC_ALL, "") == nil || !String(cString: setlocale(LC_CTYPE, nil)).uppercased().contains("UTF") {
             setlocale(LC_CTYPE, "C.UTF-8")
         }
@@ -136,9 +143,8 @@ public final class CursesBackend: Backend {
         size = Size(width: Int(cf_cols()), height: Int(cf_lines()))
         _ = curs_set(0)
         if managesModes, !plain {
-            mousemask(cf_all_mouse_events(), nil)
-            // SGR mouse reports (any size of screen) and bracketed paste.
-            writeControl("\u{1B}[?1006h\u{1B}[?2004h")
+            if mouse { mousemask(cf_all_mouse_events(), nil) }
+            emit(modesOn)
         }
         cf_install_crash_handlers()
         cf_install_exit_handler()
@@ -175,9 +181,14 @@ public final class CursesBackend: Backend {
         }
     }
 
-    private func writeControl(_ sequence: String) {
+    private func emit(_ sequence: String) {
         fputs(sequence, output)
         fflush(output)
+    }
+
+    public func writeControl(_ sequence: String) {
+        guard isActive, !plain else { return }
+        emit(sequence)
     }
 
     // MARK: - Drawing
@@ -368,10 +379,24 @@ public final class CursesBackend: Backend {
         leaveTerminal()
         cf_stop_self()
         // Resumed (SIGCONT): take the terminal again, mouse included, and repaint.
-        if !plain {
+        retakeTerminal()
+    }
+
+    public func handOver(_ body: () -> Void) throws {
+        guard isActive, managesModes else { return body() }
+        leaveTerminal()
+        body()
+        retakeTerminal()
+        // Keys typed into the other program that it left unread are not the editor's.
+        decoder = KeyDecoder()
+        tcflush(inputDescriptor, TCIFLUSH)
+    }
+
+    private func retakeTerminal() {
+        if !plain, mouse {
             mousemask(cf_all_mouse_events(), nil)
-            writeControl("\u{1B}[?1006h\u{1B}[?2004h")
         }
+        if !plain { emit(modesOn) }
         reset_prog_mode()
         if let resized = handleResize() { queued.append(resized) }
         invalidate()
@@ -380,8 +405,8 @@ public final class CursesBackend: Backend {
 
     private func leaveTerminal() {
         if !plain, managesModes {
-            writeControl("\u{1B}[?2004l\u{1B}[?1006l")
-            mousemask(0, nil)
+            emit("\u{1B}[?2004l" + (mouse ? "\u{1B}[?1006l" : ""))
+            if mouse { mousemask(0, nil) }
         }
         _ = curs_set(1)
         endwin()

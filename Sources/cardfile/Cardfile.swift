@@ -56,6 +56,9 @@ extension Cardfile {
         @Flag(name: .long, help: "Create the file when it does not exist.")
         var create = false
 
+        @Flag(name: .long, help: "Leave the mouse to the terminal (its own selection and copy). CARDFILE_MOUSE=off does the same for every run.")
+        var noMouse = false
+
         func run() throws {
             let delay = try autosaveDelay()
             let path = try databasePath()
@@ -77,7 +80,9 @@ extension Cardfile {
                 loadTheme: { name in
                     let (theme, problem) = ThemeLoader().load(name)
                     return problem.map { .failure($0) } ?? .success(theme)
-                }))
+                },
+                editor: ExternalEdit.command(environment: ProcessInfo.processInfo.environment)),
+                mouse: !noMouse && ProcessInfo.processInfo.environment["CARDFILE_MOUSE"]?.lowercased() != "off")
         }
 
         private func autosaveDelay() throws -> Duration? {
@@ -100,10 +105,10 @@ extension Cardfile {
         }
 
         /// Runs the editor on the terminal; the terminal is restored however it ends.
-        static func runEditor(container: Container, theme: Theme, options: CardfileApp.Options) throws {
+        static func runEditor(container: Container, theme: Theme, options: CardfileApp.Options, mouse: Bool = true) throws {
             let backend: CursesBackend
             do {
-                backend = try CursesBackend(theme: theme)
+                backend = try CursesBackend(theme: theme, mouse: mouse)
             } catch {
                 throw fail("cannot use this terminal: \(error)")
             }

@@ -49,6 +49,8 @@ final class AppHarness {
         inbox = Inbox(wake: { backend.wake() })
         var options = options
         options.workingFolder = options.workingFolder ?? directory.path   // relative file names never reach the package
+        // Tests never start a real editor (Ctrl-O): one waiting on the test's input would hang it.
+        if options.editor == CardfileApp.Options().editor { options.editor = "true" }
         app = try CardfileApp(container: container, options: options, size: size, clock: clock, inbox: inbox)
         try settle()
     }

@@ -21,7 +21,9 @@ struct MonkeyTests {
     @Test func tenThousandRandomKeysNeverCrash() throws {
         let seed = Fuzz.seed()
         var random = SeededRandom(seed: seed)
-        let harness = try AppHarness(options: CardfileApp.Options(autosave: .seconds(1)), demoRows: 300)
+        // Ctrl-O runs a real "editor" that changes the text (never one that waits for input).
+        let options = CardfileApp.Options(autosave: .seconds(1), editor: "sed -i s/a/A/")
+        let harness = try AppHarness(options: options, demoRows: 300)
         var app = harness.app
         let total = Fuzz.scaled(10_000)
         var restarts = 0
@@ -43,7 +45,9 @@ struct MonkeyTests {
             try AppLoop.run(app, backend: harness.backend, inbox: harness.inbox, clock: harness.clock, untilIdle: true)
             if !app.isRunning {
                 restarts += 1
-                app = try CardfileApp(container: harness.container, options: CardfileApp.Options(autosave: .seconds(1), workingFolder: harness.directory.path),
+                var again = options
+                again.workingFolder = harness.directory.path
+                app = try CardfileApp(container: harness.container, options: again,
                                       size: harness.backend.size, clock: harness.clock, inbox: harness.inbox)
             }
             if step % 1000 == 999 {

@@ -61,6 +61,44 @@ struct EditorTmuxTests {
         #expect(try Self.sqlite(database, "PRAGMA integrity_check") == "ok")
     }
 
+    /// Ctrl-O hands the terminal to `$EDITOR` (a script that waits for the test's go-ahead
+    /// while its text is on screen), then takes it back: the edited text is in the field and
+    /// the form is drawn again.
+    @Test func ctrlOEditsTheFieldInEditorAndTakesTheTerminalBack() throws {
+        var folder: URL?
+        let (session, database) = try Self.editor(rows: 50, table: "authors") { place in
+            folder = place
+            let script = place.appendingPathComponent("stub-editor.sh")
+            try """
+                #!/bin/sh
+                stty -a > '\(place.path)/editor-stty'
+                echo "STUB EDITOR ON $(basename "$1")"
+                while [ ! -f '\(place.path)/go' ]; do sleep 0.05; done
+                sed -i 's/Le Guin/Le Guin (edited outside)/' "$1"
+                """.write(to: script, atomically: true, encoding: .utf8)
+            chmod(script.path, 0o755)
+            return "EDITOR='\(script.path)'"
+        }
+        defer { session.close() }
+        try session.waitFor { $0.contains("row 1 of 6") }
+        try session.send(keys: ["Enter"])
+        try session.waitFor { $0.contains("authors › 1") }
+        try session.send(keys: ["C-o"])
+        try session.waitFor { $0.contains("STUB EDITOR ON authors-name") }
+        // The editor has a terminal in its ordinary (cooked) mode, echo on.
+        let settings = try String(contentsOf: folder!.appendingPathComponent("editor-stty"), encoding: .utf8)
+        let words = Set(settings.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).map(String.init))
+        #expect(words.contains("icanon") && words.contains("echo"), "\(settings)")
+        FileManager.default.createFile(atPath: folder!.appendingPathComponent("go").path, contents: Data())
+        try session.waitFor { $0.contains("Le Guin (edited outside)") && $0.contains("authors › 1") && $0.contains("name edited in") }
+        try session.send(keys: ["C-s"])
+        try session.waitFor { $0.contains("Saved.") }
+        #expect(try Self.sqlite(database, "SELECT name FROM authors WHERE id = 1") == "Ursula K. Le Guin (edited outside)")
+        try session.send(keys: ["C-q"])
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+    }
+
     @Test func sigtermSavesThePendingEditAndRestoresTheTerminal() throws {
         let (session, database) = try Self.editor(rows: 50, table: "authors", terminal: "screen-256color", width: 80, height: 24)
         defer { session.close() }
@@ -130,7 +168,8 @@ struct EditorTmuxTests {
 
     /// `cardfile demo` makes a database of its own (`rows` books, named uniquely so the session
     /// can signal its process), and the editor opens `table` of it with autosave off.
-    static func editor(rows: Int, table: String, terminal: String = "xterm-256color", width: Int = 100, height: Int = 30) throws -> (TmuxSession, String) {
+    static func editor(rows: Int, table: String, terminal: String = "xterm-256color", width: Int = 100, height: Int = 30,
+                       environment: (_ folder: URL) throws -> String = { _ in "" }) throws -> (TmuxSession, String) {
         let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
         let folder = TmuxSession.folderFor(socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -138,7 +177,8 @@ struct EditorTmuxTests {
         let database = folder.appendingPathComponent(name).path
         #expect(try run(try TmuxSession.programPath("cardfile"), ["demo", database, "--rows", String(rows)]).contains("\(rows) books"))
         let session = try TmuxSession(terminal: terminal, width: width, height: height, program: "cardfile",
-                                      arguments: [database, "--table", table, "--autosave", "off"], socket: socket, tag: name)
+                                      arguments: [database, "--table", table, "--autosave", "off"], environment: try environment(folder),
+                                      socket: socket, tag: name)
         return (session, database)
     }
 

@@ -22,17 +22,24 @@ public enum AppLoop {
             for message in inbox.take() { commands += app.update(message) }
             if let event { commands += app.update(.event(event)) }
             commands += app.tick()
-            for command in commands {
-                switch command {
+            let acted = !commands.isEmpty
+            while !commands.isEmpty {
+                switch commands.removeFirst() {
                 case .quit: break
                 case .suspend: try backend.suspend()
                 case .redraw: backend.invalidate()
                 case .setTheme(let theme):
                     applyTheme(theme)
                     backend.invalidate()
+                case .editExternally(let request):
+                    var outcome = ExternalEdit.Outcome.unchanged
+                    try backend.handOver { outcome = request.run() }
+                    commands += app.update(.externalEdit(request, outcome))
+                case .writeControl(let sequence):
+                    backend.writeControl(sequence)
                 }
             }
-            quietWaits = event == nil && commands.isEmpty ? quietWaits + 1 : 0
+            quietWaits = event == nil && !acted ? quietWaits + 1 : 0
             if untilIdle, quietWaits >= 2 { break }
         }
         if untilIdle {

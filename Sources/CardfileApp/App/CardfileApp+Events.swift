@@ -148,6 +148,7 @@ extension CardfileApp {
             if let commands = common(action, keyMap: KeyMaps.form, now: now) { return commands }
             switch action {
             case .save: save(form, now: now, quietly: false)
+            case .editExternally: return startExternalEdit(in: form, now: now)
             case .leave: leaveForm(then: .toList, now: now)
             case .nextRecord: leaveForm(then: .step(1), now: now)
             case .previousRecord: leaveForm(then: .step(-1), now: now)

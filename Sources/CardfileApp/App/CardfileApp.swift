@@ -25,13 +25,17 @@ public final class CardfileApp {
         /// The folder relative file names of `:import` and `:export` start from (and Tab
         /// completes in); nil: the current directory.
         public var workingFolder: String?
+        /// The shell command that edits a field's text (Ctrl-O): see
+        /// ``ExternalEdit/command(environment:)``.
+        public var editor: String
 
         public init(
             table: String? = nil, autosave: Duration? = .seconds(2), themeName: String = "default", themes: [String] = [],
             loadTheme: @escaping @Sendable (String) -> Result<Theme, ThemeProblem> = { _ in .success(Theme.default) },
-            workingFolder: String? = nil
+            workingFolder: String? = nil, editor: String = "vi"
         ) {
             self.workingFolder = workingFolder
+            self.editor = editor
             self.table = table
             self.autosave = autosave
             self.themeName = themeName
@@ -148,6 +152,9 @@ public final class CardfileApp {
             return []
         case .transfer(let update):
             receive(update, now: now)
+            return []
+        case .externalEdit(let request, let outcome):
+            finishExternalEdit(request, outcome, now: now)
             return []
         }
     }

@@ -10,6 +10,8 @@ public enum Message: Sendable {
     case rowCount(table: String, count: Int, token: Int)
     /// A background import's or export's progress or result.
     case transfer(TransferUpdate)
+    /// The person's editor returned (``AppCommand/editExternally(_:)``).
+    case externalEdit(ExternalEdit, ExternalEdit.Outcome)
 }
 
 /// What the app asks of the loop that runs it: things only the loop (which owns the
@@ -23,4 +25,9 @@ public enum AppCommand: Equatable, Sendable {
     case redraw
     /// Show the screen in another theme.
     case setTheme(Theme)
+    /// Hand the terminal to the person's editor for a field's text (Ctrl-O), then report
+    /// back with ``Message/externalEdit(_:_:)``.
+    case editExternally(ExternalEdit)
+    /// Write a control sequence to the terminal (OSC 52: copy to the clipboard).
+    case writeControl(String)
 }

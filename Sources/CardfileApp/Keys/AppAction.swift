@@ -10,7 +10,7 @@ public enum AppAction: Hashable, Sendable {
     // Records
     case left, right, sortAscending, sortDescending, filter, add, delete
     // Forms
-    case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine, undo, redo
+    case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine, undo, redo, editExternally
     /// A key the focused text field handles itself (listed in the help, not intercepted).
     case editText
     // The conflict dialog

@@ -58,6 +58,7 @@ public enum KeyMaps {
         KeyBinding([.alt("u"), .control("_")], .undo, help: "Undo the last edit of this record (Ctrl-_ is Ctrl-/ in most terminals; Ctrl-Z suspends)", section: "Form"),
         KeyBinding([.alt("r"), .control("y")], .redo, help: "Redo what was undone", section: "Form"),
         KeyBinding([.control("n")], .setNull, help: "Set the field to NULL (typing replaces it)", section: "Form"),
+        KeyBinding([.control("o")], .editExternally, help: "Edit the field in $VISUAL or $EDITOR (vi when neither is set)", section: "Form"),
         KeyBinding([KeyEvent(.enter, modifiers: .alt)], .newLine, help: "Line break in a text field (makes it a text area)", section: "Form"),
         KeyBinding([KeyEvent(.function(2)), .alt(":")], .commandLine, help: "Command line (:help lists the commands)", section: "Form"),
         KeyBinding([KeyEvent(.left), KeyEvent(.right)], .editText, help: "Move in the text", section: "Editing text"),

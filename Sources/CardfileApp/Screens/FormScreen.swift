@@ -191,6 +191,40 @@ final class FormScreen {
         return push(recording: previous, kind: kind)
     }
 
+    // MARK: - $EDITOR
+
+    /// Why the focused field cannot go to an editor.
+    struct Refusal: Error { let message: String }
+
+    /// The request to edit the focused field's text in `command`; read-only when nothing here
+    /// can be changed.
+    func externalEditRequest(command: String) -> Result<ExternalEdit, Refusal> {
+        guard fields.indices.contains(focus) else { return .failure(Refusal(message: "No field to edit.")) }
+        let field = fields[focus]
+        if case .blob = field.original { return .failure(Refusal(message: "\(field.name) holds a blob, which is not text to edit.")) }
+        let readOnly = readOnly != nil || field.readOnlyReason != nil
+        return .success(ExternalEdit(field: field.name, text: field.isNull ? "" : field.text, readOnly: readOnly,
+                                     command: command, fileStem: "\(session.table.name)-\(field.name)"))
+    }
+
+    /// The text an editor gave back, put into the field `name` as one edit (one undo step).
+    func applyExternalText(_ text: String, to name: String) -> Outcome {
+        guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
+        focus = index
+        history.endRun()
+        return edit(kind: .single) { field in
+            field.isNull = false
+            if text.contains("\n"), field.column.affinity == .text || field.column.affinity == .blob {
+                field.isMultiline = true
+                field.area = TextAreaState(text: text)
+                field.area.moveCursor(to: text.count)
+            } else {
+                field.isMultiline = false
+                field.field = TextFieldState(text: text)
+            }
+        }
+    }
+
     // MARK: - Undo
 
     /// Ends the typing run (a save happened): the next keystroke is an undo step of its own.

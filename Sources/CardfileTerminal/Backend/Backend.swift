@@ -22,6 +22,15 @@ public protocol Backend: AnyObject {
     /// Gives the terminal back to the shell until the program is resumed (Ctrl-Z).
     func suspend() throws
 
+    /// Hands the terminal to `body` (a program that takes it over, such as `$EDITOR`), then
+    /// takes it back and repaints. The terminal is as it was before the program started
+    /// while `body` runs.
+    func handOver(_ body: () -> Void) throws
+
+    /// Writes a control sequence straight to the terminal, outside any frame (OSC 52 for the
+    /// clipboard). The caller makes it safe: nothing in it may come raw from data.
+    func writeControl(_ sequence: String)
+
     /// Restores the terminal as it was before the program started. Safe to call twice.
     func shutdown()
 }

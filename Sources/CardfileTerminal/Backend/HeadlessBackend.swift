@@ -15,6 +15,10 @@ public final class HeadlessBackend: Backend, @unchecked Sendable {
     public private(set) var framesDrawn = 0
     public private(set) var cellsWrittenLastFrame = 0
     public private(set) var isSuspended = false
+    /// How many times the terminal was handed to another program (`$EDITOR`).
+    public private(set) var handOvers = 0
+    /// Control sequences written outside frames (OSC 52), in order.
+    public private(set) var controlWrites: [String] = []
     public private(set) var isShutDown = false
     private var previous: Buffer?
 
@@ -77,6 +81,15 @@ public final class HeadlessBackend: Backend, @unchecked Sendable {
 
     public func suspend() throws {
         isSuspended = true
+    }
+
+    public func handOver(_ body: () -> Void) throws {
+        handOvers += 1
+        body()
+    }
+
+    public func writeControl(_ sequence: String) {
+        controlWrites.append(sequence)
     }
 
     public func shutdown() {
