@@ -33,6 +33,9 @@ extension CardfileApp {
             field.insert(text)
             overlay = .filter(field, previous: previous)
             applyFilter(field.text, now: now)
+        case .find(var field)?:
+            field.insert(text)
+            overlay = .find(field)
         case nil:
             if let form { report(form.paste(text, now: now), now: now) }
         default:
@@ -109,6 +112,14 @@ extension CardfileApp {
             overlay = .dialog(dialog, .deleteRecord(id))
         case .filter:
             overlay = .filter(TextFieldState(text: list.spec.filter), previous: list.spec.filter)
+        case .find:
+            overlay = .find(TextFieldState(text: lastSearch ?? ""))
+        case .findNext, .findPrevious:
+            findAgain(backward: action == .findPrevious, now: now)
+        case .copyCell:
+            return copyCell(now: now)
+        case .copyRecord, .copyRecordJSON:
+            return copyRecord(json: action == .copyRecordJSON, now: now)
         case .back:
             if container.schema.tables.count > 1, options.table == nil {
                 self.list = nil
@@ -236,6 +247,18 @@ extension CardfileApp {
             let outcome = dialog.handle(key)
             answer(dialog, outcome, now: now)
             return isRunning ? [] : [.quit]
+        case .find(var field):
+            switch key.key {
+            case .enter:
+                self.overlay = nil
+                if !field.text.isEmpty { find(field.text, backward: false, now: now) }
+            case .escape:
+                self.overlay = nil
+            default:
+                _ = field.handle(key)
+                self.overlay = .find(field)
+            }
+            return []
         case .filter(var field, let previous):
             switch key.key {
             case .enter:

@@ -177,6 +177,12 @@ extension CardfileApp {
             cancelTransfer(now: now)
         case .report:
             showReport(now: now)
+        case .jump(let row):
+            jump(toRow: row, now: now)
+        case .find(let text):
+            find(text, backward: false, now: now)
+        case .copy(let json):
+            return copyRecord(json: json, now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

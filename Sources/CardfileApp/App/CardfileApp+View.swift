@@ -44,16 +44,22 @@ extension CardfileApp {
             CommandPrompt().render(in: messageLine, buffer: &buffer, state: &prompt)
             return CommandPrompt().cursor(in: messageLine, state: &prompt)
         case .filter(var field, _)?:
-            guard !messageLine.isEmpty else { return nil }
-            let label = "Filter: "
-            buffer.write(label, x: messageLine.x, y: messageLine.y, maxWidth: messageLine.width, style: Style(foreground: .accent, attributes: [.bold]))
-            let input = Rect(x: messageLine.x + label.count, y: messageLine.y, width: max(0, messageLine.width - label.count), height: 1)
-            TextField(placeholder: "words, or year >= 1990, name = 'x', notes is empty").render(in: input, buffer: &buffer, state: &field)
-            return TextField().cursor(in: input, state: &field)
+            return drawInput("Filter: ", field: &field, placeholder: "words, or year >= 1990, name = 'x', notes is empty", in: messageLine, buffer: &buffer)
+        case .find(var field)?:
+            return drawInput("Find: ", field: &field, placeholder: "words, or year >= 1990 (the list stays whole; n / N repeat)", in: messageLine, buffer: &buffer)
         case nil:
             drawMessage(notice?.text ?? hint, role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)
             return cursor
         }
+    }
+
+    /// A labelled one-line input on the message line; returns where the cursor goes.
+    private func drawInput(_ label: String, field: inout TextFieldState, placeholder: String, in line: Rect, buffer: inout Buffer) -> Point? {
+        guard !line.isEmpty else { return nil }
+        buffer.write(label, x: line.x, y: line.y, maxWidth: line.width, style: Style(foreground: .accent, attributes: [.bold]))
+        let input = Rect(x: line.x + label.count, y: line.y, width: max(0, line.width - label.count), height: 1)
+        TextField(placeholder: placeholder).render(in: input, buffer: &buffer, state: &field)
+        return TextField().cursor(in: input, state: &field)
     }
 
     private func drawMessage(_ text: String, role: Role, in line: Rect, buffer: inout Buffer) {

@@ -68,6 +68,8 @@ public final class CardfileApp {
     var transfer: (job: TransferJob, progress: TransferProgress?)?
     /// The last finished import's or export's report (R or `:report` shows it).
     var transferReport: TextPanel?
+    /// The last search (`f`, `:find`), which `n` and `N` repeat.
+    var lastSearch: String?
 
     /// What covers the screen, taking the keys.
     enum Overlay {
@@ -77,6 +79,8 @@ public final class CardfileApp {
         case commandLine(CommandPromptState)
         /// The list's filter being typed; `previous` is restored by Esc.
         case filter(TextFieldState, previous: String)
+        /// A search being typed (`f`): Enter finds, Esc leaves it.
+        case find(TextFieldState)
         /// A save met changes made elsewhere: Original / Mine / Theirs.
         case conflict(ConflictDialog)
         /// Text to read (a report, a command's options), scrolled by the arrows.

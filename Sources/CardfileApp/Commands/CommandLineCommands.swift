@@ -19,6 +19,12 @@ enum CommandLineCommands {
         case cancelTransfer
         /// The last import's or export's report.
         case report
+        /// `:123`: the list's row 123 (from 1).
+        case jump(Int)
+        /// `:find TEXT`: the next row matching TEXT, the list left whole.
+        case find(String)
+        /// `:copy tsv|json`: the selected record to the clipboard.
+        case copy(json: Bool)
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -34,6 +40,9 @@ enum CommandLineCommands {
         ("import", ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options)"),
         ("export", ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one)"),
         ("report", ":report", "show the last import's or export's report"),
+        ("123", ":123", "go to row 123 of the list"),
+        ("find", ":find TEXT", "select the next record matching TEXT, without filtering (n / N repeat it)"),
+        ("copy", ":copy tsv|json", "copy the selected record to the clipboard"),
         ("help", ":help", "show the keys and these commands"),
     ]
 
@@ -41,7 +50,20 @@ enum CommandLineCommands {
         guard let words = commandWords(text) else { return .problem("A quote is not closed.") }
         guard let name = words.first else { return .problem("Type a command, or :help.") }
         let argument = words.dropFirst().joined(separator: " ")
+        if words.count == 1, !name.isEmpty, name.allSatisfy(\.isASCII), name.allSatisfy(\.isNumber) {
+            guard let row = Int(name), row > 0 else { return .problem("Rows are numbered from 1.") }
+            return .jump(row)
+        }
         switch name {
+        case "find", "f":
+            let text = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            return text.isEmpty ? .problem("Say what to find: :find TEXT (the filter's language).") : .find(text)
+        case "copy":
+            switch argument {
+            case "", "tsv": return .copy(json: false)
+            case "json": return .copy(json: true)
+            default: return .problem(":copy takes tsv or json.")
+            }
         case "w", "write": return words.count == 1 ? .write : .problem(":w takes no file name: it saves the record.")
         case "q", "quit": return .quit
         case "q!", "quit!": return .forceQuit
@@ -85,9 +107,9 @@ enum CommandLineCommands {
             return outcome
         }
         guard !text.contains(" ") else { return PathCompletion.Outcome(text: text, alternatives: []) }
-        let matches = commands.map(\.name).filter { $0.hasPrefix(text) && $0 != text }
+        let matches = commands.map(\.name).filter { $0.hasPrefix(text) && $0 != text && $0 != "123" }
         if matches.count == 1 {
-            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export"].contains(matches[0]) ? " " : ""), alternatives: [])
+            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export", "find", "copy"].contains(matches[0]) ? " " : ""), alternatives: [])
         }
         return PathCompletion.Outcome(text: text, alternatives: matches)
     }

@@ -9,6 +9,7 @@ public enum AppAction: Hashable, Sendable {
     case up, down, pageUp, pageDown, first, last, open, back
     // Records
     case left, right, sortAscending, sortDescending, filter, add, delete
+    case find, findNext, findPrevious, copyCell, copyRecord, copyRecordJSON
     // Forms
     case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine, undo, redo, editExternally
     /// A key the focused text field handles itself (listed in the help, not intercepted).

@@ -36,6 +36,12 @@ public enum KeyMaps {
         KeyBinding([.char("[")], .sortAscending, help: "Sort by this column, ascending", section: "List"),
         KeyBinding([.char("]")], .sortDescending, help: "Sort by this column, descending", section: "List"),
         KeyBinding([.char("/")], .filter, help: "Filter (Enter keeps it, Esc clears it)", section: "List"),
+        KeyBinding([.char("f")], .find, help: "Find: select the next record matching a search, without filtering", section: "List"),
+        KeyBinding([.char("n")], .findNext, help: "Next record matching the search", section: "List"),
+        KeyBinding([.char("N")], .findPrevious, help: "Previous record matching the search", section: "List"),
+        KeyBinding([.char("y")], .copyCell, help: "Copy the focused cell to the clipboard (OSC 52)", section: "List"),
+        KeyBinding([.char("Y")], .copyRecord, help: "Copy the record as a line of tab-separated values", section: "List"),
+        KeyBinding([.alt("y")], .copyRecordJSON, help: "Copy the record as JSON", section: "List"),
         KeyBinding([KeyEvent(.enter)], .open, help: "Open the record's form", section: "List"),
         KeyBinding([.char("a")], .add, help: "Add a record", section: "List"),
         KeyBinding([.char("d")], .delete, help: "Delete the record (asks first)", section: "List"),
@@ -43,7 +49,7 @@ public enum KeyMaps {
         KeyBinding([.char("x")], .exportFile, help: "Export the list as shown (filter, sort) to a file", section: "List"),
         KeyBinding([.char("R")], .report, help: "The last import's or export's report", section: "List"),
         KeyBinding([.char("q")], .back, help: "Back to the tables (quits at the top)", section: "List"),
-        KeyBinding([.char(":")], .commandLine, help: "Command line (:help lists the commands)", section: "List"),
+        KeyBinding([.char(":")], .commandLine, help: "Command line (:123 goes to row 123; :help lists the commands)", section: "List"),
         KeyBinding([.char("?")], .help, help: "Show or hide the help", section: "List"),
     ] + anywhere)
 

@@ -114,9 +114,11 @@ struct OrderedQuery: Sendable {
 
     /// Up to `limit` whole rows in order (or in reverse with `backward`), starting after `key`
     /// (at `key` when `inclusive`), skipping `offset` rows.
-    func page(from key: [Value]?, inclusive: Bool = false, backward: Bool = false, limit: Int, offset: Int = 0) -> (sql: String, arguments: [Value]) {
+    /// `also` narrows the rows further (a search).
+    func page(from key: [Value]?, inclusive: Bool = false, backward: Bool = false, limit: Int, offset: Int = 0,
+              also: [(sql: String, arguments: [Value])] = []) -> (sql: String, arguments: [Value]) {
         let condition = key.map { [self.condition(after: $0, inclusive: inclusive, backward: backward)] } ?? []
-        let clause = whereClause(condition)
+        let clause = whereClause(condition + also)
         let sql = "SELECT \(table.selectList) FROM \(table.quotedName)\(clause.sql) ORDER BY \(orderBy(reversed: backward)) LIMIT ? OFFSET ?"
         return (sql, clause.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
     }

@@ -1,0 +1,85 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// Going to a row by number, finding without filtering, and copying to the clipboard.
+extension CardfileApp {
+    /// `:123`: selects the list's row 123 (counted from 1).
+    func jump(toRow row: Int, now: ContinuousClock.Instant) {
+        guard let list, form == nil else { return show("Rows are numbered in a table's list: open one first.", role: .warning, now: now) }
+        do {
+            let count = list.live.window.count
+            if count.isExact, row > count.known {
+                try list.live.jumpToEnd()
+                show(count.known == 0 ? "The list is empty." : "The list has \(ValueText.count(count.known)) rows: this is the last.", role: .warning, now: now)
+            } else {
+                try list.live.jump(toRow: row - 1)
+            }
+        } catch {
+            show(error.message, role: .error, now: now)
+        }
+    }
+
+    /// Selects the next (previous with `backward`) record matching `text`, keeping every row in
+    /// the list; `n` and `N` repeat the last search.
+    func find(_ text: String, backward: Bool, now: ContinuousClock.Instant) {
+        guard let list, form == nil else { return show("Find works in a table's list.", role: .warning, now: now) }
+        lastSearch = text
+        do {
+            switch try list.live.selectNext(matching: text, backward: backward) {
+            case .found: show("Found “\(text)”: n next, N previous.", role: .muted, now: now)
+            case .wrapped: show("Found “\(text)” after going round from the \(backward ? "end" : "start").", role: .accent, now: now)
+            case .notFound: show("No record matches “\(text)”.", role: .warning, now: now)
+            }
+        } catch {
+            show(error.message, role: .warning, now: now)
+        }
+    }
+
+    func findAgain(backward: Bool, now: ContinuousClock.Instant) {
+        guard let lastSearch else { return show("Nothing to repeat yet: f finds.", role: .warning, now: now) }
+        find(lastSearch, backward: backward, now: now)
+    }
+
+    // MARK: - Copying
+
+    /// `y`: the focused cell of the selected record, as its plain text.
+    func copyCell(now: ContinuousClock.Instant) -> [AppCommand] {
+        guard let list, let row = selectedRow(of: list), list.columns.indices.contains(list.focusedColumn) else {
+            show("No record to copy from.", role: .warning, now: now)
+            return []
+        }
+        let column = list.columns[list.focusedColumn].name
+        let value = row.values[row.columns.firstIndex(of: column) ?? 0]
+        let what = value.isNull ? "\(column) (NULL, copied as empty text)" : "\(column)"
+        return copy(RecordText.plain(value), saying: "Copied \(what)", now: now)
+    }
+
+    /// `Y` and Alt-Y: the selected record as tab-separated values or JSON.
+    func copyRecord(json: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
+        guard let list, let row = selectedRow(of: list) else {
+            show(form == nil ? "No record to copy." : "Copy from the list: Esc, then Y.", role: .warning, now: now)
+            return []
+        }
+        let names = list.columns.map(\.name)
+        let values = names.map { name in row.columns.firstIndex(of: name).map { row.values[$0] } ?? .null }
+        let text = json ? RecordText.json(columns: names, values: values) : RecordText.tsv(values)
+        return copy(text, saying: "Copied the record as \(json ? "JSON" : "tab-separated values")", now: now)
+    }
+
+    private func selectedRow(of list: ListScreen) -> (columns: [String], values: [Value])? {
+        let window = list.live.window
+        guard let line = window.selectedLine, window.rows.indices.contains(line) else { return nil }
+        return (window.columns, window.rows[line].values)
+    }
+
+    private func copy(_ text: String, saying message: String, now: ContinuousClock.Instant) -> [AppCommand] {
+        guard let sequence = Clipboard.osc52(text) else {
+            show("Too long to copy through the terminal: \(ValueText.count(text.utf8.count)) bytes (the most is \(ValueText.count(Clipboard.limit))).", role: .warning, now: now)
+            return []
+        }
+        let size = text.utf8.count
+        show("\(message) (\(ValueText.count(size)) byte\(size == 1 ? "" : "s")) to the clipboard.", role: .success, now: now)
+        return [.writeControl(sequence)]
+    }
+}
