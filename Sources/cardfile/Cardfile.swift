@@ -12,7 +12,7 @@ struct Cardfile: ParsableCommand {
         commandName: "cardfile",
         abstract: "A keyboard-driven editor for the records in SQLite databases.",
         discussion: """
-            cardfile [PATH] [--table NAME] [--theme NAME] [--autosave SECONDS|off] [--read-only] [--create]
+            cardfile [PATH] [--table NAME] [--theme NAME] [--autosave SECONDS|off] [--read-only] [--create] [--no-mouse]
 
             With no file, opens a demo database (created on first run). `cardfile help open` \
             describes these options.

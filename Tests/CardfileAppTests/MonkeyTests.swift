@@ -37,6 +37,12 @@ struct MonkeyTests {
                 harness.clock.advance(.milliseconds(Int64(random.next(below: 3000))))
             case 5:
                 harness.backend.enqueue([.paste(["pasted", "two\nlines", "\u{1B}[31mred", "   "][random.next(below: 4)])])
+            case 7, 8:
+                // Clicks, double clicks, drags and the wheel anywhere, also off the screen.
+                let kinds: [MouseEvent.Kind] = [.press(button: 1), .press(button: 1), .release, .press(button: 3), .drag(button: 1), .wheelUp, .wheelDown]
+                let point = Point(x: random.next(below: 220) - 10, y: random.next(below: 70) - 5)
+                let event = Event.mouse(MouseEvent(kind: kinds[random.next(below: kinds.count)], position: point))
+                harness.backend.enqueue(random.next(below: 4) == 0 ? [event, event] : [event])
             case 6 where random.next(below: 20) == 0:
                 harness.backend.enqueue([.key(.control("q"))])
             default:

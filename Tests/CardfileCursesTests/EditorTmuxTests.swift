@@ -99,6 +99,32 @@ struct EditorTmuxTests {
         try session.expectTerminalRestored()
     }
 
+    /// The program asks tmux for SGR mouse reports (and not with `--no-mouse`); a double
+    /// click, sent as the bytes a terminal sends, opens the record under it.
+    @Test func aDoubleClickOpensARecordAndNoMouseLeavesTheMouseAlone() throws {
+        let (session, _) = try Self.editor(rows: 50, table: "authors")
+        defer { session.close() }
+        let screen = try session.waitFor { $0.contains("row 1 of 6") }
+        #expect(try session.run(["display-message", "-p", "#{mouse_sgr_flag}"]).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        let y = try #require(lines.firstIndex { $0.contains("Chimamanda") })
+        let x = try #require(lines[y].range(of: "Chimamanda").map { lines[y].distance(from: lines[y].startIndex, to: $0.lowerBound) })
+        let click = "\u{1B}[<0;\(x + 2);\(y + 1)M\u{1B}[<0;\(x + 2);\(y + 1)m"
+        try session.send(literal: click + click)
+        try session.waitFor { $0.contains("authors › 3") && $0.contains("Chimamanda") }
+        try session.send(keys: ["C-q"])
+        #expect(try session.waitForExit() == 0)
+        try session.expectTerminalRestored()
+
+        let (plain, _) = try Self.editor(rows: 50, table: "authors", arguments: ["--no-mouse"])
+        defer { plain.close() }
+        try plain.waitFor { $0.contains("row 1 of 6") }
+        #expect(try plain.run(["display-message", "-p", "#{mouse_sgr_flag} #{mouse_any_flag} #{mouse_button_flag} #{mouse_standard_flag}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "0 0 0 0")
+        try plain.send(keys: ["C-q"])
+        #expect(try plain.waitForExit() == 0)
+    }
+
     @Test func sigtermSavesThePendingEditAndRestoresTheTerminal() throws {
         let (session, database) = try Self.editor(rows: 50, table: "authors", terminal: "screen-256color", width: 80, height: 24)
         defer { session.close() }
@@ -169,7 +195,7 @@ struct EditorTmuxTests {
     /// `cardfile demo` makes a database of its own (`rows` books, named uniquely so the session
     /// can signal its process), and the editor opens `table` of it with autosave off.
     static func editor(rows: Int, table: String, terminal: String = "xterm-256color", width: Int = 100, height: Int = 30,
-                       environment: (_ folder: URL) throws -> String = { _ in "" }) throws -> (TmuxSession, String) {
+                       arguments: [String] = [], environment: (_ folder: URL) throws -> String = { _ in "" }) throws -> (TmuxSession, String) {
         let socket = "cardfile-editor-\(UUID().uuidString.prefix(8))"
         let folder = TmuxSession.folderFor(socket)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -177,7 +203,7 @@ struct EditorTmuxTests {
         let database = folder.appendingPathComponent(name).path
         #expect(try run(try TmuxSession.programPath("cardfile"), ["demo", database, "--rows", String(rows)]).contains("\(rows) books"))
         let session = try TmuxSession(terminal: terminal, width: width, height: height, program: "cardfile",
-                                      arguments: [database, "--table", table, "--autosave", "off"], environment: try environment(folder),
+                                      arguments: [database, "--table", table, "--autosave", "off"] + arguments, environment: try environment(folder),
                                       socket: socket, tag: name)
         return (session, database)
     }

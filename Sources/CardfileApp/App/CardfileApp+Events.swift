@@ -17,8 +17,8 @@ extension CardfileApp {
             return quit(force: true, now: now)
         case .paste(let text):
             return paste(text, now: now)
-        case .mouse:
-            return []
+        case .mouse(let mouse):
+            return handle(mouse, now: now)
         case .key(let key):
             return handle(key, now: now)
         }

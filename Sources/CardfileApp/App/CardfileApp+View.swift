@@ -11,7 +11,7 @@ extension CardfileApp {
         buffer.fill(area, style: .plain)
         // The last two lines: the status bar, then the message or command line. A screen of
         // one or two lines shows only what fits, from the top.
-        let (main, bottom) = area.splitBottom(min(2, max(0, area.height - 1)))
+        let (main, bottom) = area.splitBottom(min(2, max(0, area.height - 1)))   // (as mainArea)
         let (statusLine, messageLine) = bottom.splitTop(min(1, bottom.height))
         var cursor: Point?
         if let form {

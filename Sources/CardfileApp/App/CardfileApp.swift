@@ -70,6 +70,8 @@ public final class CardfileApp {
     var transferReport: TextPanel?
     /// The last search (`f`, `:find`), which `n` and `N` repeat.
     var lastSearch: String?
+    /// The last single click, for telling a double click.
+    var lastClick: (position: Point, time: ContinuousClock.Instant)?
 
     /// What covers the screen, taking the keys.
     enum Overlay {

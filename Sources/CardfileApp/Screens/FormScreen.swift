@@ -295,6 +295,25 @@ final class FormScreen {
         focus = min(max(0, focus + delta), fields.count - 1)
     }
 
+    // MARK: - Mouse
+
+    /// Where each field was drawn last (its label, value and message lines).
+    private var fieldPlaces: [(index: Int, area: Rect)] = []
+
+    /// Focuses the field drawn at `point` (a click); false when there is none.
+    func focusField(at point: Point) -> Bool {
+        guard let place = fieldPlaces.first(where: { $0.area.contains(point) }) else { return false }
+        if place.index != focus { history.endRun() }
+        focus = place.index
+        return true
+    }
+
+    /// The wheel: the next (`delta` 1) or previous (-1) field.
+    func scrollFields(by delta: Int) {
+        history.endRun()
+        moveFocus(by: delta)
+    }
+
     // MARK: - Drawing
 
     /// Draws the form in `area` and returns where the terminal cursor goes.
@@ -313,6 +332,7 @@ final class FormScreen {
         let valueX = body.x + labelWidth + 2
         let valueWidth = max(0, body.maxX - valueX)
         keepFocusVisible(height: body.height)
+        fieldPlaces = []
         var y = body.y
         var cursor: Point?
         for index in scroll..<fields.count {
@@ -325,6 +345,7 @@ final class FormScreen {
             if let mark { buffer.write(mark.0, x: body.x + labelWidth, y: y, maxWidth: 1, style: Style(foreground: mark.1, attributes: [.bold])) }
             let bodyHeight = min(field.height - (field.message != nil || field.changedElsewhere ? 1 : 0), body.maxY - y)
             let valueArea = Rect(x: valueX, y: y, width: valueWidth, height: bodyHeight)
+            fieldPlaces.append((index, Rect(x: body.x, y: y, width: body.width, height: min(field.height, body.maxY - y))))
             cursor = drawValue(index, in: valueArea, focused: focused, buffer: &buffer) ?? cursor
             y += bodyHeight
             if y < body.maxY, field.message != nil || field.changedElsewhere {

@@ -87,7 +87,33 @@ final class ListScreen {
 
     // MARK: - Drawing
 
+    /// Focuses column `index` of ``columns`` (a click).
+    func focus(column index: Int) {
+        focusedColumn = min(max(0, index), max(0, columns.count - 1))
+    }
+
+    /// Selects the record on line `line` of the window (a click).
+    func select(line: Int) throws(StoreError) {
+        let rows = live.window.rows
+        guard rows.indices.contains(line) else { return }
+        try live.select(rows[line].id)
+    }
+
+    /// What is under `point` when the list is drawn in `area`.
+    func hit(_ point: Point, in area: Rect) -> (row: Int?, column: Int?, isHeader: Bool) {
+        drawnTable().hit(point, in: area)
+    }
+
     func render(in area: Rect, buffer: inout Buffer) {
+        drawnTable().render(in: area, buffer: &buffer)
+        if live.window.rows.isEmpty, area.height > 1 {
+            let text = live.spec.filter.isEmpty ? "No records. Press a to add one." : "No record matches the filter."
+            buffer.write(text, x: area.x + 2, y: area.y + 1, maxWidth: max(0, area.width - 2), style: Style(foreground: .muted))
+        }
+    }
+
+    /// The window as the toolkit's table (what is drawn, and what a click hits).
+    private func drawnTable() -> Table {
         let window = live.window
         let tableColumns = columns.map { column in
             TableColumn(column.name, minWidth: 3, maxWidth: 40,
@@ -103,12 +129,7 @@ final class ListScreen {
             case .unchanged: return nil
             }
         }
-        let table = Table(columns: tableColumns, rows: rows, marks: marks, selectedRow: window.selectedLine, focusedColumn: focusedColumn,
-                          scroll: ScrollPosition(first: window.firstRow, total: window.count.known))
-        table.render(in: area, buffer: &buffer)
-        if window.rows.isEmpty, area.height > 1 {
-            let text = live.spec.filter.isEmpty ? "No records. Press a to add one." : "No record matches the filter."
-            buffer.write(text, x: area.x + 2, y: area.y + 1, maxWidth: max(0, area.width - 2), style: Style(foreground: .muted))
-        }
+        return Table(columns: tableColumns, rows: rows, marks: marks, selectedRow: window.selectedLine, focusedColumn: focusedColumn,
+                     scroll: ScrollPosition(first: window.firstRow, total: window.count.known))
     }
 }

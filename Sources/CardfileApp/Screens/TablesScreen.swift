@@ -29,6 +29,14 @@ struct TablesScreen {
 
     var selectedTable: TableSchema? { tables.indices.contains(selected) ? tables[selected] : nil }
 
+    /// The table drawn at `point` in `area` (a mouse click), or nil.
+    func table(at point: Point, in area: Rect) -> Int? {
+        let (_, body) = area.splitTop(1)
+        guard body.contains(point) else { return nil }
+        let index = max(0, selected - body.height + 1) + point.y - body.y
+        return tables.indices.contains(index) ? index : nil
+    }
+
     func render(in area: Rect, buffer: inout Buffer) {
         let area = area.intersection(buffer.area)
         guard !area.isEmpty else { return }

@@ -81,16 +81,33 @@ public struct Dialog: Widget, Sendable {
         for (offset, line) in Dialog.wrap(message, width: max(1, inner.width - 2)).enumerated() where inner.y + 1 + offset < inner.maxY - 1 {
             buffer.write(line, x: inner.x + 1, y: inner.y + 1 + offset, maxWidth: inner.width - 2, style: style)
         }
-        var x = inner.x + 1
-        let y = inner.maxY - 1
-        for (index, label) in buttonLabels.enumerated() {
+        for (index, place) in buttonPlaces(inner: inner).enumerated() {
             let chosen = index == selected
             let buttonStyle = Style(foreground: buttons[index].role == .text ? .text : buttons[index].role,
                                     background: chosen ? .selection : .surface, attributes: chosen ? [.bold] : [])
-            let used = buffer.write(" \(label) ", x: x, y: y, maxWidth: inner.maxX - x, style: buttonStyle)
-            x += used + 2
-            if x >= inner.maxX { break }
+            buffer.write(" \(buttonLabels[index]) ", x: place.x, y: place.y, maxWidth: place.width, style: buttonStyle)
         }
+    }
+
+    /// The button under `point` when the dialog is drawn in `area` (a mouse click), or nil.
+    public func button(at point: Point, in area: Rect) -> Int? {
+        let box = frame(in: area)
+        guard box.width >= 2, box.height >= 2 else { return nil }
+        return buttonPlaces(inner: box.inset(by: 1)).firstIndex { $0.contains(point) }
+    }
+
+    /// Where each button is drawn on the bottom line inside the border (cut at its right end).
+    private func buttonPlaces(inner: Rect) -> [Rect] {
+        guard !inner.isEmpty else { return [] }
+        var places: [Rect] = []
+        var x = inner.x + 1
+        for label in buttonLabels {
+            guard x < inner.maxX else { break }
+            let width = min(label.displayWidth + 2, inner.maxX - x)
+            places.append(Rect(x: x, y: inner.maxY - 1, width: width, height: 1))
+            x += width + 2
+        }
+        return places
     }
 
     /// Wraps text at spaces to `width` cells (breaking words that are longer).

@@ -104,6 +104,28 @@ public struct Table: Widget {
         return (first, shown)
     }
 
+    /// What is under `point` when the table is drawn in `area` (a mouse click): the row's
+    /// index (nil on the header or below the rows) and the column's (nil between columns and
+    /// on the gutter). `isHeader` is true on the header line.
+    public func hit(_ point: Point, in area: Rect) -> (row: Int?, column: Int?, isHeader: Bool) {
+        guard area.contains(point) else { return (nil, nil, false) }
+        let showsScrollbar = scroll.map { $0.total > max(0, area.height - 1) } ?? false && area.width > 3
+        let gutter = area.width > 4 ? 2 : 0
+        let content = Rect(x: area.x + gutter, y: area.y, width: area.width - gutter - (showsScrollbar ? 1 : 0), height: area.height)
+        let line = point.y - area.y - 1
+        let row = line >= 0 && line < rows.count ? line : nil
+        var column: Int?
+        if !columns.isEmpty, content.width > 0 {
+            let (first, widths) = layout(width: content.width)
+            var x = content.x
+            for (offset, width) in widths.enumerated() {
+                if point.x >= x, point.x < x + width { column = first + offset }
+                x += width + 1
+            }
+        }
+        return (row, column, point.y == area.y)
+    }
+
     public func render(in area: Rect, buffer: inout Buffer) {
         let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }

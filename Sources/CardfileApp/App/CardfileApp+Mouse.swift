@@ -1,0 +1,84 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// The mouse: a click selects a row, a column or a field, a double click opens, the wheel
+/// scrolls, a click on a dialog's button presses it. Everything a click does, a key does too.
+extension CardfileApp {
+    /// Two presses on the same place within this time are a double click.
+    static let doubleClickTime: Duration = .milliseconds(400)
+    /// Rows the wheel moves a list by.
+    static let wheelStep = 3
+
+    func handle(_ mouse: MouseEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+        let main = mainArea
+        let wheel: Int? = switch mouse.kind {
+        case .wheelUp: -1
+        case .wheelDown: 1
+        default: nil
+        }
+        guard case .press(1) = mouse.kind else {          // the left button (buttons count from 1)
+            guard let wheel else { return [] }
+            return scroll(by: wheel, now: now)
+        }
+        let isDouble = lastClick.map { $0.position == mouse.position && now - $0.time <= Self.doubleClickTime } ?? false
+        lastClick = isDouble ? nil : (mouse.position, now)
+
+        switch overlay {
+        case .dialog(let dialog, let question)?:
+            guard let index = dialog.button(at: mouse.position, in: main) else { return [] }
+            overlay = nil
+            return answer(question, button: index, now: now)
+        case nil:
+            break
+        default:
+            return []          // the command line, a filter, help, the conflict dialog: keys only
+        }
+        if let form {
+            _ = form.focusField(at: mouse.position)
+        } else if let list {
+            let hit = list.hit(mouse.position, in: main)
+            if let column = hit.column { list.focus(column: column) }
+            guard let row = hit.row else { return [] }
+            do { try list.select(line: row) } catch { show(error.message, role: .error, now: now) }
+            if isDouble, let id = list.selection { openForm(id, now: now) }
+        } else if var tables, let index = tables.table(at: mouse.position, in: main) {
+            tables.selected = index
+            self.tables = tables
+            if isDouble {
+                do { try openList(tables.tables[index]) } catch { show(error.message, role: .error, now: now) }
+            }
+        }
+        return []
+    }
+
+    /// The wheel: the list moves by a few rows, a form by a field, help and reports scroll.
+    private func scroll(by direction: Int, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch overlay {
+        case .help?, .panel?:
+            return update(.event(.key(KeyEvent(direction > 0 ? .down : .up))))
+        case nil:
+            break
+        default:
+            return []
+        }
+        if let form {
+            form.scrollFields(by: direction)
+        } else if let list {
+            do {
+                for _ in 0..<Self.wheelStep { _ = try list.handle(direction > 0 ? .down : .up) }
+            } catch {
+                show(error.message, role: .error, now: now)
+            }
+        } else {
+            _ = tables?.handle(direction > 0 ? .down : .up)
+        }
+        return []
+    }
+
+    /// The screen less the status bar and the message line, where screens and dialogs draw.
+    var mainArea: Rect {
+        let area = Rect(x: 0, y: 0, width: size.width, height: size.height)
+        return area.splitBottom(min(2, max(0, area.height - 1))).0
+    }
+}
