@@ -13,6 +13,7 @@ extension CardfileApp {
         case .terminate:
             // A signal or a terminal that went away: nobody is there to answer a question.
             // Keep what can be kept (save the form), then end whatever that save said.
+            if picking != nil { goBack() }
             if let form, form.session.hasPersistentChanges, readOnlyReason == nil { save(form, now: now, quietly: true) }
             return quit(force: true, now: now)
         case .paste(let text):
@@ -86,7 +87,15 @@ extension CardfileApp {
     // MARK: - List
 
     private func handleList(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+        if picking != nil, key.key == .escape {
+            goBack()
+            return []
+        }
         guard let list, let action = KeyMaps.list.action(for: key) else { return [] }
+        if picking != nil, [.add, .delete, .importFile, .exportFile].contains(action) {
+            show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now)
+            return []
+        }
         if let commands = common(action, keyMap: KeyMaps.list, now: now) { return commands }
         do {
             if try list.handle(action) { return [] }
@@ -96,7 +105,7 @@ extension CardfileApp {
         }
         switch action {
         case .open:
-            if let id = list.selection { openForm(id, now: now) }
+            openSelected(now: now)
         case .add:
             openForm(nil, now: now)
         case .delete:
@@ -120,6 +129,8 @@ extension CardfileApp {
             return copyCell(now: now)
         case .copyRecord, .copyRecordJSON:
             return copyRecord(json: action == .copyRecordJSON, now: now)
+        case .back where !trail.isEmpty:
+            goBack()
         case .back:
             if container.schema.tables.count > 1, options.table == nil {
                 self.list = nil
@@ -160,6 +171,9 @@ extension CardfileApp {
             switch action {
             case .save: save(form, now: now, quietly: false)
             case .editExternally: return startExternalEdit(in: form, now: now)
+            case .followReference: followReference(from: form, now: now)
+            case .pickReference: pickReference(for: form, now: now)
+            case .listReferencing: listReferencing(form, now: now)
             case .leave: leaveForm(then: .toList, now: now)
             case .nextRecord: leaveForm(then: .step(1), now: now)
             case .previousRecord: leaveForm(then: .step(-1), now: now)

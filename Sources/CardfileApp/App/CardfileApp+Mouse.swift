@@ -41,7 +41,7 @@ extension CardfileApp {
             if let column = hit.column { list.focus(column: column) }
             guard let row = hit.row else { return [] }
             do { try list.select(line: row) } catch { show(error.message, role: .error, now: now) }
-            if isDouble, let id = list.selection { openForm(id, now: now) }
+            if isDouble { openSelected(now: now) }
         } else if var tables, let index = tables.table(at: mouse.position, in: main) {
             tables.selected = index
             self.tables = tables

@@ -69,10 +69,30 @@ extension CardfileApp {
 
     private func finishLeaving(_ then: Leaving, now: ContinuousClock.Instant) {
         let id = form?.session.id
+        let leaving = form
         form = nil
         switch then {
+        case .toList where list == nil && !trail.isEmpty, .step where list == nil && !trail.isEmpty:
+            // A form opened by following a reference: back to the form it came from.
+            goBack()
         case .toList:
             if let id, !id.isTemporary { try? list?.live.select(id) }
+        case .follow(let target):
+            guard let leaving, let table = container.schema.table(named: target.table) else { return }
+            trail.append(TrailStop(list: list, form: leaving))
+            list = nil
+            openForm(target, table: table, now: now)
+        case .referencing(let name, let filter):
+            guard let leaving, let table = container.schema.table(named: name) else { return }
+            trail.append(TrailStop(list: list, form: leaving))
+            do {
+                try openList(table)
+                try list?.setFilter(filter)
+                show("The \(name) records that reference \(leaving.title): q or Esc goes back.", role: .accent, now: now)
+            } catch {
+                show(error.message, role: .error, now: now)
+                goBack()
+            }
         case .quit:
             isRunning = false
         case .step(let delta):
@@ -101,6 +121,9 @@ extension CardfileApp {
             default:
                 break
             }
+        case .chooseReferencing(let choices):
+            guard choices.indices.contains(button) else { return [] }
+            leaveForm(then: choices[button], now: now)
         case .stopTransferAndQuit:
             guard button == 0 else { return [] }
             stopTransferForQuit()
@@ -134,6 +157,7 @@ extension CardfileApp {
             }
             stopTransferForQuit()
         }
+        if picking != nil { goBack() }      // the form behind a picker is the one to ask about
         if force || form == nil {
             form?.session.discard()
             isRunning = false

@@ -70,6 +70,11 @@ public final class CardfileApp {
     var transferReport: TextPanel?
     /// The last search (`f`, `:find`), which `n` and `N` repeat.
     var lastSearch: String?
+    /// Where Esc (or q) goes back to, newest last.
+    var trail: [TrailStop] = []
+    /// The list shown is a picker for this form field: Enter puts the selected record's
+    /// `column` into the field of the form behind it.
+    var picking: (field: String, column: String)?
     /// The last single click, for telling a double click.
     var lastClick: (position: Point, time: ContinuousClock.Instant)?
 
@@ -96,6 +101,8 @@ public final class CardfileApp {
         case deleteRecord(ObjectID)
         /// An import or export is running: stop it, then quit.
         case stopTransferAndQuit
+        /// Which table's records that reference this one to list (one button each).
+        case chooseReferencing([Leaving])
     }
 
     /// Where leaving a form goes.
@@ -104,6 +111,17 @@ public final class CardfileApp {
         case quit
         /// The next (1) or previous (-1) record of the list.
         case step(Int)
+        /// The record a foreign key points at, in a form stacked on this one.
+        case follow(ObjectID)
+        /// The list of `table`'s records that reference this one (`filter` selects them).
+        case referencing(table: String, filter: String)
+    }
+
+    /// A screen to come back to: the list and form a followed reference, a picker or a list of
+    /// referencing records was opened from.
+    struct TrailStop {
+        let list: ListScreen?
+        let form: FormScreen
     }
 
     /// A line for the message row: what just happened or went wrong.
@@ -201,6 +219,7 @@ public final class CardfileApp {
                 form.followSource()
                 if list == nil { show("Outside changes arrived.", role: .accent, now: now) }
             }
+            for stop in trail { stop.form.followSource() }
         } catch {
             show(error.message, role: .error, now: now)
         }
@@ -244,9 +263,14 @@ public final class CardfileApp {
     /// Opens the form of `id` (nil: a new record) over the list.
     func openForm(_ id: ObjectID?, now: ContinuousClock.Instant) {
         guard let list else { return }
+        openForm(id, table: list.table, now: now)
+    }
+
+    /// Opens the form of `id` in `table` (an editor context, a child of the view context).
+    func openForm(_ id: ObjectID?, table: TableSchema, now: ContinuousClock.Instant) {
         let editor = container.editorContext(parent: view, name: "form")
-        let session = EditSession(editor: editor, table: list.table, id: id, autosaveDelay: options.autosave)
-        form = FormScreen(session: session, readOnly: readOnlyReason)
+        let session = EditSession(editor: editor, table: table, id: id, autosaveDelay: options.autosave)
+        form = FormScreen(session: session, readOnly: readOnlyReason, schema: container.schema)
         if id == nil, readOnlyReason != nil { show("Read-only: \(readOnlyReason!). The new record cannot be saved.", role: .warning, now: now) }
     }
 

@@ -12,6 +12,7 @@ public enum AppAction: Hashable, Sendable {
     case find, findNext, findPrevious, copyCell, copyRecord, copyRecordJSON
     // Forms
     case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine, undo, redo, editExternally
+    case followReference, pickReference, listReferencing
     /// A key the focused text field handles itself (listed in the help, not intercepted).
     case editText
     // The conflict dialog

@@ -26,9 +26,15 @@ final class FormScreen {
         case said(String)
     }
 
-    init(session: EditSession, readOnly: String?) {
+    /// The fields that reference another table, by name.
+    let references: [String: Reference]
+    /// What each referencing field shows beside its value (nil for NULL).
+    private(set) var labels: [String: Reference.Label] = [:]
+
+    init(session: EditSession, readOnly: String?, schema: DatabaseSchema) {
         self.session = session
         self.readOnly = readOnly
+        references = Reference.all(of: session.table, in: schema)
         let keyColumns = Set(session.table.columns.filter { $0.primaryKeyPosition != nil }.map(\.name))
         fields = session.table.columns.filter { !$0.isHidden }.map { column in
             var field = FieldModel(column: column)
@@ -59,6 +65,23 @@ final class FormScreen {
             fields[index].changedElsewhere = record?.changedElsewhere.contains(name) ?? false
             fields[index].message = nil
         }
+        refreshLabels()
+    }
+
+    /// Names again the records the referencing fields point at (after an edit, a save, a
+    /// change made elsewhere, or coming back from another form).
+    func refreshLabels() {
+        guard !references.isEmpty else { return }
+        for field in fields {
+            guard let reference = references[field.name] else { continue }
+            labels[field.name] = reference.label(for: field.value, in: session.editor)
+        }
+    }
+
+    /// The focused field's reference, when it has one.
+    var focusedReference: (reference: Reference, value: Value)? {
+        guard fields.indices.contains(focus), let reference = references[fields[focus].name] else { return nil }
+        return (reference, fields[focus].value)
     }
 
     /// Shows validation failures at their fields.
@@ -72,6 +95,7 @@ final class FormScreen {
     /// the new values in place; edited ones keep the person's value and are marked *changed
     /// elsewhere*, with the other value shown under them.
     func followSource() {
+        defer { refreshLabels() }
         guard let record = session.record() else { return }
         for index in fields.indices {
             let name = fields[index].name
@@ -181,6 +205,18 @@ final class FormScreen {
         return push(recording: previous, kind: kind)
     }
 
+    /// The key a picker chose, put into the field `name` as one edit (one undo step).
+    func applyPicked(_ value: Value, to name: String) -> Outcome {
+        guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
+        focus = index
+        history.endRun()
+        return edit(kind: .single) { field in
+            field.isNull = value.isNull
+            field.isMultiline = false
+            field.field = TextFieldState(text: ValueText.editable(value))
+        }
+    }
+
     /// Applies `change` to the focused field as one edit (one undo step unless `kind` coalesces).
     func edit(kind: FormHistory.Kind, _ change: (inout FieldModel) -> Void) -> Outcome {
         guard fields.indices.contains(focus) else { return .handled }
@@ -284,6 +320,7 @@ final class FormScreen {
         if let previous { history.record(field: field.name, before: previous, after: field, kind: kind) }
         fields[focus].message = nil
         refreshMarks()
+        if references[field.name] != nil { labels[field.name] = references[field.name]?.label(for: field.value, in: session.editor) }
         return .handled
     }
 
@@ -344,7 +381,17 @@ final class FormScreen {
             let mark: (String, Role)? = field.changedElsewhere ? ("!", .conflict) : field.isChanged ? ("●", .modified) : nil
             if let mark { buffer.write(mark.0, x: body.x + labelWidth, y: y, maxWidth: 1, style: Style(foreground: mark.1, attributes: [.bold])) }
             let bodyHeight = min(field.height - (field.message != nil || field.changedElsewhere ? 1 : 0), body.maxY - y)
-            let valueArea = Rect(x: valueX, y: y, width: valueWidth, height: bodyHeight)
+            var valueArea = Rect(x: valueX, y: y, width: valueWidth, height: bodyHeight)
+            if let label = labels[field.name], valueWidth > 12 {
+                // The referenced record beside the value: `→ name`, or why there is none.
+                let (text, role): (String, Role) = switch label {
+                case .found(let name, _): ("→ " + name, .muted)
+                case .missing(let why): ("✗ " + why, .warning)
+                }
+                let width = min(text.displayWidth, valueWidth / 2)
+                valueArea.width = valueWidth - width - 1
+                buffer.write(text, x: valueArea.maxX + 1, y: y, maxWidth: width, style: Style(foreground: role))
+            }
             fieldPlaces.append((index, Rect(x: body.x, y: y, width: body.width, height: min(field.height, body.maxY - y))))
             cursor = drawValue(index, in: valueArea, focused: focused, buffer: &buffer) ?? cursor
             y += bodyHeight

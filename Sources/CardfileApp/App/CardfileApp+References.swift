@@ -1,0 +1,95 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// Foreign keys: following one to its record, picking the referenced record from a list, and
+/// listing the records that reference this one. Each opens a screen over the current one;
+/// Esc (or q) comes back.
+extension CardfileApp {
+    /// Ctrl-G: the referenced record's form, stacked on this one. Leaving this form first asks
+    /// as leaving always does, so no form waiting in the trail holds unsaved edits.
+    func followReference(from form: FormScreen, now: ContinuousClock.Instant) {
+        guard let (reference, value) = form.focusedReference else {
+            return show("This field references no other table.", role: .warning, now: now)
+        }
+        switch reference.label(for: value, in: form.session.editor) {
+        case .found(_, let id)?: leaveForm(then: .follow(id), now: now)
+        case .missing(let why)?: show("Nothing to go to: \(why).", role: .warning, now: now)
+        case nil: show("\(reference.field) is NULL: it references nothing. Ctrl-P picks a record.", role: .warning, now: now)
+        }
+    }
+
+    /// Ctrl-P: the referenced table's list as a picker, the current record selected; Enter
+    /// puts the chosen record's key into the field. The form behind keeps its edits.
+    func pickReference(for form: FormScreen, now: ContinuousClock.Instant) {
+        guard let (reference, value) = form.focusedReference else {
+            return show("This field references no other table.", role: .warning, now: now)
+        }
+        if let reason = readOnlyReason { return show("Read-only: \(reason).", role: .warning, now: now) }
+        do {
+            let inbox = self.inbox
+            let picker = try ListScreen(context: view, table: reference.parent, height: listHeight, refreshInterval: Self.refreshInterval, wake: { inbox.poke() })
+            if case .found(_, let id)? = reference.label(for: value, in: form.session.editor) { try picker.live.select(id) }
+            trail.append(TrailStop(list: list, form: form))
+            list = picker
+            self.form = nil
+            picking = (reference.field, reference.parentColumn)
+            show("Pick the \(reference.parent.name) record for \(reference.field): Enter chooses, / filters, Esc goes back.", role: .accent, now: now)
+        } catch {
+            show(error.message, role: .error, now: now)
+        }
+    }
+
+    /// Ctrl-R: the records of other tables that reference this one. With several such
+    /// tables, a dialog asks which.
+    func listReferencing(_ form: FormScreen, now: ContinuousClock.Instant) {
+        guard let id = form.session.id, !id.isTemporary, let record = form.session.record() else {
+            return show("Save the new record first: nothing can reference it yet.", role: .warning, now: now)
+        }
+        let name = form.session.table.name.lowercased()
+        let sides = container.schema.tables.flatMap { table in
+            Reference.all(of: table, in: container.schema).values.filter { $0.parent.name.lowercased() == name }.map { (table: table.name, reference: $0) }
+        }.sorted { ($0.table, $0.reference.field) < ($1.table, $1.reference.field) }
+        guard !sides.isEmpty else { return show("No table references \(form.session.table.name).", role: .warning, now: now) }
+        let leavings = sides.map { side in
+            Leaving.referencing(table: side.table, filter: Reference.filter(field: side.reference.field, value: record[side.reference.parentColumn] ?? .null))
+        }
+        if leavings.count == 1 { return leaveForm(then: leavings[0], now: now) }
+        let shown = Array(zip(sides, leavings).prefix(9))
+        let buttons = shown.enumerated().map { index, pair in
+            DialogButton("\(pair.0.table).\(pair.0.reference.field)", hotkey: Character(String(index + 1)))
+        } + [DialogButton("Cancel", hotkey: "c")]
+        let dialog = Dialog(title: "Records that reference this one", message: "Which relation? (\(sides.count) tables point at \(form.session.table.name).)",
+                            buttons: buttons, selected: 0, cancelButton: buttons.count - 1)
+        overlay = .dialog(dialog, .chooseReferencing(shown.map(\.1)))
+    }
+
+    /// Enter in a list: the record's form, or, in a picker, the chosen record for the field.
+    func openSelected(now: ContinuousClock.Instant) {
+        guard let list else { return }
+        guard let (field, column) = picking else {
+            if let id = list.selection { openForm(id, now: now) }
+            return
+        }
+        let window = list.live.window
+        guard let line = window.selectedLine, window.rows.indices.contains(line),
+              let index = window.columns.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }) else { return }
+        let value = window.rows[line].values[index]
+        goBack()
+        guard let form else { return }
+        switch form.applyPicked(value, to: field) {
+        case .refused(let message): show(message, role: .warning, now: now)
+        default: show("\(field) set to \(ValueText.quoted(value)). Alt-U undoes it.", role: .success, now: now)
+        }
+    }
+
+    /// Back to the screen the last reference, picker or referencing list was opened from.
+    func goBack() {
+        guard let stop = trail.popLast() else { return }
+        picking = nil
+        list = stop.list
+        form = stop.form
+        stop.form.followSource()
+        if let list { try? list.setHeight(listHeight) }
+    }
+}
