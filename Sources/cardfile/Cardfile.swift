@@ -81,7 +81,8 @@ extension Cardfile {
                     let (theme, problem) = ThemeLoader().load(name)
                     return problem.map { .failure($0) } ?? .success(theme)
                 },
-                editor: ExternalEdit.command(environment: ProcessInfo.processInfo.environment)),
+                editor: ExternalEdit.command(environment: ProcessInfo.processInfo.environment),
+                stateFolder: ColumnMemory.defaultFolder(environment: ProcessInfo.processInfo.environment)),
                 mouse: !noMouse && ProcessInfo.processInfo.environment["CARDFILE_MOUSE"]?.lowercased() != "off")
         }
 

@@ -248,8 +248,15 @@ struct HardeningTests {
             case 0:
                 let columns = (0..<(1 + random.next(below: 4))).map { _ in TableColumn(text(), minWidth: random.next(below: 6) - 1, maxWidth: random.next(below: 50) - 1) }
                 let rows = (0..<random.next(below: 30)).map { _ in columns.map { _ in text() } }
-                Table(columns: columns, rows: rows, selectedRow: random.next(below: 40) - 5, focusedColumn: random.next(below: 6) - 1,
-                      scroll: ScrollPosition(first: Int(truncatingIfNeeded: random.next()), total: Int(truncatingIfNeeded: random.next()))).render(in: area, buffer: &buffer)
+                let table = Table(columns: columns, rows: rows, selectedRow: random.next(below: 40) - 5, focusedColumn: random.next(below: 6) - 1,
+                                  scroll: ScrollPosition(first: Int(truncatingIfNeeded: random.next()), total: Int(truncatingIfNeeded: random.next())),
+                                  pinnedColumns: random.next(below: 7) - 1)
+                table.render(in: area, buffer: &buffer)
+                // Hit-testing (clicks) anywhere, also off the table, never traps.
+                _ = table.hit(Point(x: random.next(below: 300) - 50, y: random.next(below: 100) - 20), in: area)
+                // Every column is placed at most once, inside the width.
+                let placed = table.layout(width: max(0, min(area.width, 400)))
+                #expect(Set(placed.map(\.index)).count == placed.count && placed.allSatisfy { columns.indices.contains($0.index) })
             case 1:
                 var state = TextFieldState(text: text())
                 for _ in 0..<random.next(below: 10) { _ = state.handle(Self.randomKey(&random)) }

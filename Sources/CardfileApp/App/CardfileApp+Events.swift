@@ -127,6 +127,8 @@ extension CardfileApp {
             findAgain(backward: action == .findPrevious, now: now)
         case .copyCell:
             return copyCell(now: now)
+        case .hideColumn, .showColumns, .pinKey:
+            changeColumns(action, now: now)
         case .copyRecord, .copyRecordJSON:
             return copyRecord(json: action == .copyRecordJSON, now: now)
         case .back where !trail.isEmpty:
@@ -293,7 +295,7 @@ extension CardfileApp {
     }
 
     /// Opens the command line with `typed` already in it (the keys that ask for a file).
-    private func openCommandLine(typed: String) {
+    func openCommandLine(typed: String) {
         var prompt = commandHistory
         prompt.field = TextFieldState(text: typed)
         overlay = .commandLine(prompt)

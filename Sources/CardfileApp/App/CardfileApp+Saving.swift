@@ -207,6 +207,8 @@ extension CardfileApp {
             find(text, backward: false, now: now)
         case .copy(let json):
             return copyRecord(json: json, now: now)
+        case .columns(let names):
+            chooseColumns(names, now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

@@ -28,12 +28,15 @@ public final class CardfileApp {
         /// The shell command that edits a field's text (Ctrl-O): see
         /// ``ExternalEdit/command(environment:)``.
         public var editor: String
+        /// Where column choices are remembered (see ``ColumnMemory``); nil remembers nothing.
+        public var stateFolder: String?
 
         public init(
             table: String? = nil, autosave: Duration? = .seconds(2), themeName: String = "default", themes: [String] = [],
             loadTheme: @escaping @Sendable (String) -> Result<Theme, ThemeProblem> = { _ in .success(Theme.default) },
-            workingFolder: String? = nil, editor: String = "vi"
+            workingFolder: String? = nil, editor: String = "vi", stateFolder: String? = nil
         ) {
+            self.stateFolder = stateFolder
             self.workingFolder = workingFolder
             self.editor = editor
             self.table = table
@@ -254,7 +257,8 @@ public final class CardfileApp {
 
     func openList(_ table: TableSchema) throws(StoreError) {
         let inbox = self.inbox
-        list = try ListScreen(context: view, table: table, height: listHeight, refreshInterval: Self.refreshInterval, wake: { inbox.poke() })
+        let choice = ColumnMemory(folder: options.stateFolder).choice(database: container.path, table: table.name)
+        list = try ListScreen(context: view, table: table, height: listHeight, refreshInterval: Self.refreshInterval, choice: choice, wake: { inbox.poke() })
     }
 
     /// Rows the list shows: the screen less the header, the status bar and the message line.

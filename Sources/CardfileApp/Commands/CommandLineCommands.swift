@@ -25,6 +25,9 @@ enum CommandLineCommands {
         case find(String)
         /// `:copy tsv|json`: the selected record to the clipboard.
         case copy(json: Bool)
+        /// `:columns NAME…` shows these columns in this order; no names: edit the current list;
+        /// `all`: every column.
+        case columns([String])
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -43,6 +46,7 @@ enum CommandLineCommands {
         ("123", ":123", "go to row 123 of the list"),
         ("find", ":find TEXT", "select the next record matching TEXT, without filtering (n / N repeat it)"),
         ("copy", ":copy tsv|json", "copy the selected record to the clipboard"),
+        ("columns", ":columns NAME…|all", "show these columns in this order (alone: edit the current list; all: every column)"),
         ("help", ":help", "show the keys and these commands"),
     ]
 
@@ -58,6 +62,8 @@ enum CommandLineCommands {
         case "find", "f":
             let text = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
             return text.isEmpty ? .problem("Say what to find: :find TEXT (the filter's language).") : .find(text)
+        case "columns", "cols":
+            return .columns(Array(words.dropFirst()).flatMap { $0.split(separator: ",").map(String.init) }.filter { !$0.isEmpty })
         case "copy":
             switch argument {
             case "", "tsv": return .copy(json: false)
@@ -109,7 +115,7 @@ enum CommandLineCommands {
         guard !text.contains(" ") else { return PathCompletion.Outcome(text: text, alternatives: []) }
         let matches = commands.map(\.name).filter { $0.hasPrefix(text) && $0 != text && $0 != "123" }
         if matches.count == 1 {
-            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export", "find", "copy"].contains(matches[0]) ? " " : ""), alternatives: [])
+            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export", "find", "copy", "columns"].contains(matches[0]) ? " " : ""), alternatives: [])
         }
         return PathCompletion.Outcome(text: text, alternatives: matches)
     }

@@ -9,7 +9,7 @@ public enum AppAction: Hashable, Sendable {
     case up, down, pageUp, pageDown, first, last, open, back
     // Records
     case left, right, sortAscending, sortDescending, filter, add, delete
-    case find, findNext, findPrevious, copyCell, copyRecord, copyRecordJSON
+    case find, findNext, findPrevious, copyCell, copyRecord, copyRecordJSON, hideColumn, showColumns, pinKey
     // Forms
     case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine, undo, redo, editExternally
     case followReference, pickReference, listReferencing

@@ -7,14 +7,25 @@ final class ListScreen {
     let table: TableSchema
     let live: LiveQuery
     private(set) var focusedColumn = 0
-    /// The columns shown (hidden and generated-hidden ones left out).
-    let columns: [ColumnDescription]
+    /// The columns a list can show (the table's, less SQLite's hidden ones), in table order.
+    let allColumns: [ColumnDescription]
+    /// The columns shown, in the order shown (the person may hide and reorder them).
+    private(set) var columns: [ColumnDescription]
+    /// The key's columns stay at the left while the others scroll sideways.
+    private(set) var pinned = false
 
-    init(context: ObjectContext, table: TableSchema, height: Int, refreshInterval: Duration, wake: @escaping @Sendable () -> Void) throws(StoreError) {
+    init(context: ObjectContext, table: TableSchema, height: Int, refreshInterval: Duration, choice: ColumnChoice? = nil,
+         wake: @escaping @Sendable () -> Void) throws(StoreError) {
         self.table = table
-        columns = table.columns.filter { !$0.isHidden }
+        allColumns = table.columns.filter { !$0.isHidden }
+        columns = allColumns
         live = try LiveQuery(context: context, spec: LiveQuerySpec(table: table.name), height: max(1, height),
                              minimumRefreshInterval: refreshInterval, wake: wake)
+        if let choice {
+            // Columns remembered that the table no longer has are left out.
+            _ = choose(choice.shown.filter { name in allColumns.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame } })
+            if choice.pinned { _ = setPinned(true) }
+        }
     }
 
     var spec: LiveQuerySpec { live.spec }
@@ -87,6 +98,68 @@ final class ListScreen {
 
     // MARK: - Drawing
 
+    // MARK: - Choosing columns
+
+    /// The choice to remember; nil when every column shows in table order, unpinned.
+    var choice: ColumnChoice? {
+        columns.map(\.name) == allColumns.map(\.name) && !pinned ? nil : ColumnChoice(shown: columns.map(\.name), pinned: pinned)
+    }
+
+    /// The key's columns (those the list can show).
+    private var keyColumns: [String] {
+        let names = Set(table.primaryKey.columnNames.map { $0.lowercased() })
+        return allColumns.filter { names.contains($0.name.lowercased()) }.map(\.name)
+    }
+
+    /// Hides the focused column; returns its name, or nil when it is the last one shown.
+    func hideFocusedColumn() -> String? {
+        guard columns.count > 1, columns.indices.contains(focusedColumn) else { return nil }
+        let name = columns.remove(at: focusedColumn).name
+        focusedColumn = min(focusedColumn, columns.count - 1)
+        if pinned, !keyColumns.allSatisfy({ key in columns.contains { $0.name == key } }) { pinned = false }
+        return name
+    }
+
+    /// Shows `names`, in that order (case does not matter); returns the names no column has.
+    func choose(_ names: [String]) -> [String] {
+        var chosen: [ColumnDescription] = []
+        var unknown: [String] = []
+        for name in names {
+            if let column = allColumns.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) {
+                if !chosen.contains(where: { $0.name == column.name }) { chosen.append(column) }
+            } else {
+                unknown.append(name)
+            }
+        }
+        guard unknown.isEmpty, !chosen.isEmpty else { return unknown }
+        let focused = columns.indices.contains(focusedColumn) ? columns[focusedColumn].name : nil
+        columns = chosen
+        focusedColumn = focused.flatMap { name in columns.firstIndex { $0.name == name } } ?? 0
+        if pinned { _ = setPinned(true) }
+        return []
+    }
+
+    /// Every column, in table order.
+    func showAllColumns() {
+        let focused = columns.indices.contains(focusedColumn) ? columns[focusedColumn].name : nil
+        columns = allColumns
+        focusedColumn = focused.flatMap { name in columns.firstIndex { $0.name == name } } ?? 0
+        if pinned { _ = setPinned(true) }
+    }
+
+    /// Pins the key's columns at the left (moving them first, showing them if hidden), or
+    /// unpins; false when the table has no key column to pin.
+    func setPinned(_ on: Bool) -> Bool {
+        guard on else { pinned = false; return true }
+        let keys = keyColumns
+        guard !keys.isEmpty else { return false }
+        let focused = columns.indices.contains(focusedColumn) ? columns[focusedColumn].name : nil
+        columns = keys.compactMap { key in allColumns.first { $0.name == key } } + columns.filter { !keys.contains($0.name) }
+        focusedColumn = focused.flatMap { name in columns.firstIndex { $0.name == name } } ?? 0
+        pinned = true
+        return true
+    }
+
     /// Focuses column `index` of ``columns`` (a click).
     func focus(column index: Int) {
         focusedColumn = min(max(0, index), max(0, columns.count - 1))
@@ -130,6 +203,6 @@ final class ListScreen {
             }
         }
         return Table(columns: tableColumns, rows: rows, marks: marks, selectedRow: window.selectedLine, focusedColumn: focusedColumn,
-                     scroll: ScrollPosition(first: window.firstRow, total: window.count.known))
+                     scroll: ScrollPosition(first: window.firstRow, total: window.count.known), pinnedColumns: pinned ? keyColumns.count : 0)
     }
 }

@@ -62,8 +62,12 @@ public struct Table: Widget {
     public var selectedRow: Int?
     public var focusedColumn: Int?
     public var scroll: ScrollPosition?
+    /// Leading columns kept at the left while the others scroll sideways (the key).
+    public var pinnedColumns: Int
 
-    public init(columns: [TableColumn], rows: [[String]], marks: [RowMark?] = [], selectedRow: Int? = nil, focusedColumn: Int? = nil, scroll: ScrollPosition? = nil) {
+    public init(columns: [TableColumn], rows: [[String]], marks: [RowMark?] = [], selectedRow: Int? = nil, focusedColumn: Int? = nil,
+                scroll: ScrollPosition? = nil, pinnedColumns: Int = 0) {
+        self.pinnedColumns = pinnedColumns
         self.columns = columns
         self.rows = rows
         self.marks = marks
@@ -72,9 +76,11 @@ public struct Table: Widget {
         self.scroll = scroll
     }
 
-    /// Widths for the columns shown, with the index of the first one shown.
-    public func layout(width: Int) -> (first: Int, widths: [Int]) {
-        guard !columns.isEmpty, width > 0 else { return (0, []) }
+    /// The columns shown, in order, with their widths. When they do not all fit, the first
+    /// ``pinnedColumns`` stay at the left and a run of the others containing the focused one
+    /// fills the rest (scrolling sideways as the focus moves).
+    public func layout(width: Int) -> [(index: Int, width: Int)] {
+        guard !columns.isEmpty, width > 0 else { return [] }
         let natural = columns.indices.map { index -> Int in
             let column = columns[index]
             let data = rows.map { index < $0.count ? $0[index].displayWidth : 0 }.max() ?? 0
@@ -82,26 +88,31 @@ public struct Table: Widget {
         }
         // One space between columns.
         func total(_ widths: ArraySlice<Int>) -> Int { widths.reduce(0, +) + max(0, widths.count - 1) }
-        if total(natural[...]) <= width { return (0, natural) }
+        func all(_ widths: [Int]) -> [(index: Int, width: Int)] { widths.enumerated().map { ($0.offset, $0.element) } }
+        if total(natural[...]) <= width { return all(natural) }
         // Shrink the widest columns first, down to their minimum.
         var widths = natural
         while total(widths[...]) > width {
             guard let widest = widths.indices.filter({ widths[$0] > columns[$0].minWidth }).max(by: { widths[$0] < widths[$1] }) else { break }
             widths[widest] -= 1
         }
-        if total(widths[...]) <= width { return (0, widths) }
-        // Still too wide: show a run of columns containing the focused one.
-        let focus = min(max(0, focusedColumn ?? 0), columns.count - 1)
+        if total(widths[...]) <= width { return all(widths) }
+        // Still too wide: the pinned columns (when they leave room for another), then a run of
+        // columns containing the focused one.
+        var pinned = min(max(0, pinnedColumns), columns.count - 1)
+        if pinned > 0, total(widths[0..<pinned]) + 1 + columns[pinned...].map(\.minWidth).min()! > width { pinned = 0 }
+        let room = pinned > 0 ? width - total(widths[0..<pinned]) - 1 : width
+        let focus = min(max(pinned, focusedColumn ?? 0), columns.count - 1)
         var first = focus
         var last = focus
         while true {
-            if last + 1 < columns.count, total(widths[first...(last + 1)]) <= width { last += 1; continue }
-            if first > 0, total(widths[(first - 1)...last]) <= width { first -= 1; continue }
+            if last + 1 < columns.count, total(widths[first...(last + 1)]) <= room { last += 1; continue }
+            if first > pinned, total(widths[(first - 1)...last]) <= room { first -= 1; continue }
             break
         }
         var shown = Array(widths[first...last])
-        if total(shown[...]) > width { shown[shown.count - 1] = max(1, width - (total(shown[...]) - shown[shown.count - 1])) }
-        return (first, shown)
+        if total(shown[...]) > room { shown[shown.count - 1] = max(1, room - (total(shown[...]) - shown[shown.count - 1])) }
+        return (0..<pinned).map { ($0, widths[$0]) } + shown.enumerated().map { (first + $0.offset, $0.element) }
     }
 
     /// What is under `point` when the table is drawn in `area` (a mouse click): the row's
@@ -116,10 +127,9 @@ public struct Table: Widget {
         let row = line >= 0 && line < rows.count ? line : nil
         var column: Int?
         if !columns.isEmpty, content.width > 0 {
-            let (first, widths) = layout(width: content.width)
             var x = content.x
-            for (offset, width) in widths.enumerated() {
-                if point.x >= x, point.x < x + width { column = first + offset }
+            for (index, width) in layout(width: content.width) {
+                if point.x >= x, point.x < x + width { column = index }
                 x += width + 1
             }
         }
@@ -134,15 +144,15 @@ public struct Table: Widget {
         let showsScrollbar = scroll.map { $0.total > max(0, area.height - 1) } ?? false && area.width > 3
         let gutter = area.width > 4 ? 2 : 0
         let content = Rect(x: area.x + gutter, y: area.y, width: area.width - gutter - (showsScrollbar ? 1 : 0), height: area.height)
-        let (first, widths) = layout(width: content.width)
+        let placed = layout(width: content.width)
 
         // Header.
         let header = Style(foreground: .accent, background: .surface, attributes: [.bold])
         buffer.fill(Rect(x: area.x, y: area.y, width: area.width, height: 1), style: header)
         var x = content.x
-        for (offset, width) in widths.enumerated() {
-            let column = columns[first + offset]
-            let style = (first + offset) == focusedColumn ? header.adding(.underline) : header
+        for (index, width) in placed {
+            let column = columns[index]
+            let style = index == focusedColumn ? header.adding(.underline) : header
             writeAligned(column.title, x: x, y: area.y, width: width, alignment: column.alignment, style: style, buffer: &buffer)
             x += width + 1
         }
@@ -158,8 +168,7 @@ public struct Table: Widget {
                 buffer.write(mark.symbol, x: area.x, y: y, maxWidth: 1, style: rowStyle.with(foreground: mark.role).adding(.bold))
             }
             var x = content.x
-            for (offset, width) in widths.enumerated() {
-                let index = first + offset
+            for (index, width) in placed {
                 let text = index < row.count ? row[index] : ""
                 var style = rowStyle
                 if line < marks.count, marks[line] == .deleted { style = style.with(foreground: .muted).adding(.dim) }
