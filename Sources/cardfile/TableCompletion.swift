@@ -6,7 +6,7 @@ import GRDB
 enum TableCompletion {
     /// Table names starting with `prefix`, from the first word that is an SQLite file.
     @Sendable static func candidates(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
-        for word in words where isSQLiteFile(word) {
+        for word in words.map(unquoted) where isSQLiteFile(word) {
             var configuration = Configuration()
             configuration.readonly = true
             guard let queue = try? DatabaseQueue(path: word, configuration: configuration) else { continue }
@@ -17,6 +17,30 @@ enum TableCompletion {
             return names.filter { $0.hasPrefix(prefix) }
         }
         return []
+    }
+
+    /// A word as the shell will pass it: bash hands completion the word as typed, so quotes
+    /// and backslash escapes are still in it (`'my db.sqlite'`, `my\ db.sqlite`).
+    static func unquoted(_ word: String) -> String {
+        var out = ""
+        var quote: Character?
+        var escaped = false
+        for character in word {
+            if escaped {
+                out.append(character)
+                escaped = false
+            } else if let open = quote {
+                if character == open { quote = nil } else { out.append(character) }
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else {
+                out.append(character)
+            }
+        }
+        if out.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] { out = home + out.dropFirst() }
+        return out
     }
 
     /// Whether `path` names a file that starts with SQLite's header.

@@ -171,8 +171,9 @@ final class TmuxSession {
         try programPath("cardfile-termdemo")
     }
 
-    /// A product's binary, next to the test bundle.
+    /// A product's binary, next to the test bundle; an absolute path is taken as it is.
     static func programPath(_ name: String) throws -> String {
+        if name.hasPrefix("/") { return name }          // a system program (a shell)
         var candidates: [URL] = []
         if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())

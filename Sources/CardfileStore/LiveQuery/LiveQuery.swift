@@ -216,9 +216,12 @@ public final class LiveQuery {
         repeat {
             while worker.isBusy { worker.waitUntilIdle() }
             for result in worker.takeResults() { try apply(result) }
-            // A pass built on older data leaves another one wanted: run that one too.
+            // A pass built on older data leaves another one wanted: run that one too. It may
+            // finish before the check below, leaving its result queued: that counts as work
+            // still to take (a full parallel test run once saw the list's count stay
+            // approximate because the old check looked only at the running job).
             scheduleBackground()
-        } while worker.isBusy
+        } while worker.hasPendingWork
     }
 
     /// Re-reads the window after the data changed.

@@ -70,6 +70,11 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
 
     var isBusy: Bool { state.value.running != nil }
 
+    /// True while a job runs or a finished job's result waits for ``takeResults()``. Read
+    /// under one lock: a job ends by clearing `running` and appending its result in one step,
+    /// so a job that finishes between two separate checks cannot be missed.
+    var hasPendingWork: Bool { state.withLock { $0.running != nil || !$0.results.isEmpty } }
+
     /// Starts `work`, cancelling the job running before it (only the newest result matters).
     func start(_ activity: LiveQueryActivity, _ work: @escaping @Sendable (Cancellation, _ progress: @escaping @Sendable (LiveQueryActivity) -> Void) -> Result?) {
         let cancellation = Cancellation()
