@@ -72,6 +72,7 @@ struct EditorTmuxTests {
             try """
                 #!/bin/sh
                 stty -a > '\(place.path)/editor-stty'
+                ps -o pgid=,tpgid= -p $$ > '\(place.path)/editor-groups'
                 echo "STUB EDITOR ON $(basename "$1")"
                 while [ ! -f '\(place.path)/go' ]; do sleep 0.05; done
                 sed -i 's/Le Guin/Le Guin (edited outside)/' "$1"
@@ -89,6 +90,11 @@ struct EditorTmuxTests {
         let settings = try String(contentsOf: folder!.appendingPathComponent("editor-stty"), encoding: .utf8)
         let words = Set(settings.split(whereSeparator: { $0.isWhitespace || $0 == ";" }).map(String.init))
         #expect(words.contains("icanon") && words.contains("echo"), "\(settings)")
+        // It is in the terminal's foreground process group, so it may read the keyboard (an
+        // editor started in a group of its own is stopped or fails as soon as it reads).
+        let groups = try String(contentsOf: folder!.appendingPathComponent("editor-groups"), encoding: .utf8).split(separator: " ", omittingEmptySubsequences: true)
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        #expect(groups.count == 2 && groups[0] == groups[1], "process group and the terminal's foreground group: \(groups)")
         FileManager.default.createFile(atPath: folder!.appendingPathComponent("go").path, contents: Data())
         try session.waitFor { $0.contains("Le Guin (edited outside)") && $0.contains("authors › 1") && $0.contains("name edited in") }
         try session.send(keys: ["C-s"])

@@ -51,17 +51,10 @@ public struct ExternalEdit: Equatable, Sendable {
         } catch {
             return .couldNotRun("the temporary file could not be written: \(error.localizedDescription)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // The command may carry arguments of its own (`code --wait`), as shells allow.
-        process.arguments = ["-c", command + " \"$1\"", "sh", file.path]
-        do {
-            try process.run()
-        } catch {
-            return .couldNotRun("\(command) could not be started: \(error.localizedDescription)")
+        guard let status = ForegroundProcess.run(["/bin/sh", "-c", command + " \"$1\"", "sh", file.path]) else {
+            return .couldNotRun("\(command) could not be started")
         }
-        process.waitUntilExit()
-        let status = process.terminationStatus
         if status == 127 || status == 126 { return .couldNotRun("\(command) was not found (set $VISUAL or $EDITOR)") }
         guard status == 0 else { return .failed(status: status) }
         if readOnly { return .unchanged }
