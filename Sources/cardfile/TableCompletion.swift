@@ -1,3 +1,4 @@
+import CardfileApp
 import Foundation
 import GRDB
 
@@ -20,25 +21,10 @@ enum TableCompletion {
     }
 
     /// A word as the shell will pass it: bash hands completion the word as typed, so quotes
-    /// and backslash escapes are still in it (`'my db.sqlite'`, `my\ db.sqlite`).
+    /// and backslash escapes are still in it (`'my db.sqlite'`, `my\\ db.sqlite`). They are
+    /// read as the command line reads them; a word still being typed is taken as it is.
     static func unquoted(_ word: String) -> String {
-        var out = ""
-        var quote: Character?
-        var escaped = false
-        for character in word {
-            if escaped {
-                out.append(character)
-                escaped = false
-            } else if let open = quote {
-                if character == open { quote = nil } else { out.append(character) }
-            } else if character == "\\" {
-                escaped = true
-            } else if character == "'" || character == "\"" {
-                quote = character
-            } else {
-                out.append(character)
-            }
-        }
+        var out = commandWords(word).flatMap { $0.count == 1 ? $0[0] : nil } ?? word
         if out.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] { out = home + out.dropFirst() }
         return out
     }

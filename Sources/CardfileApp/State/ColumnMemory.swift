@@ -46,7 +46,7 @@ public struct ColumnMemory: Sendable {
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         try encoder.encode(all).write(to: URL(fileURLWithPath: file), options: .atomic)
     }
 
