@@ -78,7 +78,6 @@ extension CardfileApp {
 
     /// The screen less the status bar and the message line, where screens and dialogs draw.
     var mainArea: Rect {
-        let area = Rect(x: 0, y: 0, width: size.width, height: size.height)
-        return area.splitBottom(min(2, max(0, area.height - 1))).0
+        Self.parts(of: Rect(x: 0, y: 0, width: size.width, height: size.height)).main
     }
 }

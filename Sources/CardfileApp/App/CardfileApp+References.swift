@@ -27,8 +27,7 @@ extension CardfileApp {
         }
         if let reason = readOnlyReason { return show("Read-only: \(reason).", role: .warning, now: now) }
         do {
-            let inbox = self.inbox
-            let picker = try ListScreen(context: view, table: reference.parent, height: listHeight, refreshInterval: Self.refreshInterval, wake: { inbox.poke() })
+            let picker = try makeList(reference.parent)
             if case .found(_, let id)? = reference.label(for: value, in: form.session.editor) { try picker.live.select(id) }
             trail.append(TrailStop(list: list, form: form))
             list = picker

@@ -11,7 +11,7 @@ extension CardfileApp {
         buffer.fill(area, style: .plain)
         // The last two lines: the status bar, then the message or command line. A screen of
         // one or two lines shows only what fits, from the top.
-        let (main, bottom) = area.splitBottom(min(2, max(0, area.height - 1)))   // (as mainArea)
+        let (main, bottom) = Self.parts(of: area)
         let (statusLine, messageLine) = bottom.splitTop(min(1, bottom.height))
         var cursor: Point?
         if let form {
@@ -51,6 +51,13 @@ extension CardfileApp {
             drawMessage(notice?.text ?? hint, role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)
             return cursor
         }
+    }
+
+    /// The screen's parts: the main area, and below it the status bar and the message line
+    /// (a screen of one or two lines keeps its first line for the main area).
+    static func parts(of area: Rect) -> (main: Rect, bottom: Rect) {
+        let (main, bottom) = area.splitBottom(min(2, max(0, area.height - 1)))
+        return (main, bottom)
     }
 
     /// A labelled one-line input on the message line; returns where the cursor goes.

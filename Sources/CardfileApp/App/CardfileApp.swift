@@ -256,9 +256,14 @@ public final class CardfileApp {
     }
 
     func openList(_ table: TableSchema) throws(StoreError) {
+        list = try makeList(table)
+    }
+
+    /// A live list of `table` on the view context, with the columns remembered for it.
+    func makeList(_ table: TableSchema) throws(StoreError) -> ListScreen {
         let inbox = self.inbox
         let choice = ColumnMemory(folder: options.stateFolder).choice(database: container.path, table: table.name)
-        list = try ListScreen(context: view, table: table, height: listHeight, refreshInterval: Self.refreshInterval, choice: choice, wake: { inbox.poke() })
+        return try ListScreen(context: view, table: table, height: listHeight, refreshInterval: Self.refreshInterval, choice: choice, wake: { inbox.poke() })
     }
 
     /// Rows the list shows: the screen less the header, the status bar and the message line.

@@ -207,18 +207,24 @@ final class FormScreen {
 
     /// The key a picker chose, put into the field `name` as one edit (one undo step).
     func applyPicked(_ value: Value, to name: String) -> Outcome {
-        guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
-        focus = index
-        history.endRun()
-        return edit(kind: .single) { field in
+        editField(named: name) { field in
             field.isNull = value.isNull
             field.isMultiline = false
             field.field = TextFieldState(text: ValueText.editable(value))
         }
     }
 
+    /// Focuses the field `name` and applies `change` to it as an undo step of its own (what
+    /// comes from outside the keyboard: a picker, an editor).
+    private func editField(named name: String, _ change: (inout FieldModel) -> Void) -> Outcome {
+        guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
+        focus = index
+        history.endRun()
+        return edit(kind: .single, change)
+    }
+
     /// Applies `change` to the focused field as one edit (one undo step unless `kind` coalesces).
-    func edit(kind: FormHistory.Kind, _ change: (inout FieldModel) -> Void) -> Outcome {
+    private func edit(kind: FormHistory.Kind, _ change: (inout FieldModel) -> Void) -> Outcome {
         guard fields.indices.contains(focus) else { return .handled }
         if let refusal = refusal(for: fields[focus]) { return .refused(refusal) }
         let previous = fields[focus]
@@ -245,10 +251,7 @@ final class FormScreen {
 
     /// The text an editor gave back, put into the field `name` as one edit (one undo step).
     func applyExternalText(_ text: String, to name: String) -> Outcome {
-        guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
-        focus = index
-        history.endRun()
-        return edit(kind: .single) { field in
+        editField(named: name) { field in
             field.isNull = false
             if text.contains("\n"), field.column.affinity == .text || field.column.affinity == .blob {
                 field.isMultiline = true
@@ -320,7 +323,7 @@ final class FormScreen {
         if let previous { history.record(field: field.name, before: previous, after: field, kind: kind) }
         fields[focus].message = nil
         refreshMarks()
-        if references[field.name] != nil { labels[field.name] = references[field.name]?.label(for: field.value, in: session.editor) }
+        if let reference = references[field.name] { labels[field.name] = reference.label(for: field.value, in: session.editor) }
         return .handled
     }
 

@@ -120,20 +120,25 @@ public struct Table: Widget {
     /// on the gutter). `isHeader` is true on the header line.
     public func hit(_ point: Point, in area: Rect) -> (row: Int?, column: Int?, isHeader: Bool) {
         guard area.contains(point) else { return (nil, nil, false) }
+        let line = point.y - area.y - 1
+        let row = line >= 0 && line < rows.count ? line : nil
+        let content = frame(in: area).content
+        var column: Int?
+        var x = content.x
+        for (index, width) in layout(width: content.width) {
+            if point.x >= x, point.x < x + width { column = index }
+            x += width + 1
+        }
+        return (row, column, point.y == area.y)
+    }
+
+    /// Where the columns go in `area` (right of the marks' gutter, left of the scrollbar),
+    /// the gutter's width, and whether there is a scrollbar.
+    private func frame(in area: Rect) -> (content: Rect, gutter: Int, showsScrollbar: Bool) {
         let showsScrollbar = scroll.map { $0.total > max(0, area.height - 1) } ?? false && area.width > 3
         let gutter = area.width > 4 ? 2 : 0
         let content = Rect(x: area.x + gutter, y: area.y, width: area.width - gutter - (showsScrollbar ? 1 : 0), height: area.height)
-        let line = point.y - area.y - 1
-        let row = line >= 0 && line < rows.count ? line : nil
-        var column: Int?
-        if !columns.isEmpty, content.width > 0 {
-            var x = content.x
-            for (index, width) in layout(width: content.width) {
-                if point.x >= x, point.x < x + width { column = index }
-                x += width + 1
-            }
-        }
-        return (row, column, point.y == area.y)
+        return (content, gutter, showsScrollbar)
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
@@ -141,9 +146,7 @@ public struct Table: Widget {
         guard !area.isEmpty else { return }
         // Lines below the rows; the header and each row fill their own line.
         buffer.fill(Rect(x: area.x, y: area.y + 1 + rows.count, width: area.width, height: area.height - 1 - rows.count), style: .plain)
-        let showsScrollbar = scroll.map { $0.total > max(0, area.height - 1) } ?? false && area.width > 3
-        let gutter = area.width > 4 ? 2 : 0
-        let content = Rect(x: area.x + gutter, y: area.y, width: area.width - gutter - (showsScrollbar ? 1 : 0), height: area.height)
+        let (content, gutter, showsScrollbar) = frame(in: area)
         let placed = layout(width: content.width)
 
         // Header.
