@@ -129,7 +129,7 @@ extension Cardfile {
 
     /// `cardfile demo [PATH] [--rows N]`: makes a demo database worth browsing.
     struct Demo: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create (or recreate) a demo database: a library with authors, books, members and loans.")
+        static let configuration = CommandConfiguration(abstract: "Create a demo database: a library with authors, books, members and loans. It is written only where nothing is, or over an earlier demo once you agree.")
 
         @Argument(help: "Where to write it (the default demo database when left out).")
         var file: String?
@@ -137,14 +137,28 @@ extension Cardfile {
         @Option(name: .long, help: "How many books (authors, members and loans follow).")
         var rows: Int = DemoDatabase.defaultRows
 
+        @Flag(name: .long, help: "Replace an earlier demo database without asking (nothing else is ever replaced).")
+        var force = false
+
         func validate() throws {
             guard rows >= 10, rows <= 10_000_000 else { throw ValidationError("--rows must be between 10 and 10000000.") }
         }
 
         func run() throws {
             let path = file ?? DemoDatabase.defaultPath()
+            var replacing = force
+            if !force, DemoDatabase.target(at: path) == .demo {
+                // An earlier demo is replaced only when the person says so.
+                guard isatty(0) != 0 else { throw fail("\(path) holds an earlier demo database; --force replaces it.") }
+                FileHandle.standardError.write(Data("Replace the demo database at \(TerminalText.visible(path))? (y/n) ".utf8))
+                guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                    print("Left as it was.")
+                    return
+                }
+                replacing = true
+            }
             do {
-                try DemoDatabase.create(at: path, rows: rows)
+                try DemoDatabase.create(at: path, rows: rows, replacingDemo: replacing)
             } catch {
                 throw fail(error.message)
             }
@@ -309,8 +323,11 @@ extension Cardfile {
         @Option(name: .long, help: "Sort columns, a minus for descending (write it --sort=name,-year).")
         var sort: String?
 
-        @Option(name: .long, help: "Write to this file instead of standard output.")
+        @Option(name: .long, help: "Write to this file instead of standard output (never the database itself).")
         var output: String?
+
+        @Flag(name: .long, help: "Replace the --output file when it exists.")
+        var force = false
 
         @OptionGroup var formatting: ExportFormatArguments
 
@@ -326,22 +343,29 @@ extension Cardfile {
             } catch {
                 throw fail(error.message)
             }
-            let handle: FileHandle
-            if let output {
-                guard FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) else {
-                    throw fail("cannot write \(output)")
-                }
-                handle = file
-            } else {
-                handle = FileHandle.standardOutput
+            // Standard output redirected onto the database (`>> db.sqlite`) is refused like --output.
+            if output == nil, let target = FileIdentity(descriptor: 1), FileIdentity.databaseFiles(of: database).contains(target) {
+                throw fail(StoreError.outputRefused(path: "standard output", .isTheDatabase).message)
             }
-            defer { if output != nil { try? handle.close() } }
+            var file: OutputFile?
+            if let output {
+                do { file = try OutputFile(path: output, replacing: force, protecting: [database]) } catch { throw fail(error.message) }
+            }
+            // On a terminal, data is shown, never obeyed: control characters become visible.
+            let onTerminal = output == nil && isatty(1) != 0
             let count: Int
-            do {
+            do throws(StoreError) {
                 count = try Exporter(container: container, table: table, filter: self.where, sort: order, format: parsed, null: formatting.null).run { bytes in
-                    try handle.write(contentsOf: Data(bytes))
+                    if let file {
+                        try file.write(bytes)
+                    } else {
+                        let shown = onTerminal ? Array(TerminalText.visible(String(decoding: bytes, as: UTF8.self), keepingLines: true).utf8) : bytes
+                        try FileHandle.standardOutput.write(contentsOf: Data(shown))
+                    }
                 }
+                if let file { try file.commit() }
             } catch {
+                file?.discard()
                 throw fail(error.message)
             }
             FileHandle.standardError.write(Data("Exported \(count.formatted()) row\(count == 1 ? "" : "s")\(output.map { " to \($0)" } ?? "").\n".utf8))

@@ -23,7 +23,7 @@ struct DemoDatabaseTests {
         let directory = TemporaryDirectory()
         let path = directory.file("demo.sqlite")
         try DemoDatabase.create(at: path, rows: 500)
-        try DemoDatabase.create(at: path, rows: 200)
+        try DemoDatabase.create(at: path, rows: 200, replacingDemo: true)
         let container = try Container(path: path, options: StoreOptions(createIfMissing: false))
         #expect(try container.viewContext.count(for: FetchRequest(table: "books")) == 200)
         #expect(try readDisk(path, "PRAGMA foreign_key_check") == .null)

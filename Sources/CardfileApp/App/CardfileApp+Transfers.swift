@@ -36,11 +36,18 @@ extension CardfileApp {
             return show(ExportArguments.message(for: error) + " (:export --help lists the options)", role: .warning, now: now)
         }
         guard let path = resolvedPath(arguments.file, now: now) else { return }
-        if Self.isDatabaseFile(path, database: container.path) {
-            return show("\(PathText.name(of: path)) is the open database (or its journal): export to another file.", role: .error, now: now)
-        }
-        if !replacing, FileManager.default.fileExists(atPath: path) {
-            return show("\(PathText.name(of: path)) exists; :export! \(arguments.file) replaces it.", role: .warning, now: now)
+        let output: OutputFile
+        do {
+            output = try OutputFile(path: path, replacing: replacing, protecting: [container.path])
+        } catch {
+            guard case .outputRefused(_, let refusal) = error else { return show(error.message, role: .error, now: now) }
+            if refusal == .exists {
+                return show("\(PathText.name(of: path)) exists; :export! \(arguments.file) replaces it.", role: .warning, now: now)
+            }
+            // The status bar has room for the name; the report has the whole path.
+            let message = StoreError.outputRefused(path: PathText.name(of: path), refusal).message
+            transferReport = TextPanel(title: "Export of \(table.name)", lines: [StoreError.outputRefused(path: path, refusal).message])
+            return show("Export failed: \(message)", role: .error, now: now)
         }
         // The list as the person sees it; from the tables screen, the whole table.
         let spec = list?.table.name == table.name ? list?.spec : nil
@@ -48,7 +55,7 @@ extension CardfileApp {
         if spec != nil, case .exact(let count)? = list?.live.window.count { expected = count } else { expected = tables?.counts[table.name] }
         let job = TransferJob.startExport(
             container: container, table: table.name, filter: spec?.filter ?? "", sort: spec?.sort ?? [],
-            format: arguments.output.format(for: path), null: arguments.output.null, path: path, expectedRows: expected, inbox: inbox)
+            format: arguments.output.format(for: path), null: arguments.output.null, output: output, expectedRows: expected, inbox: inbox)
         transfer = (job, nil)
         show("Exporting \(table.name) to \(job.fileName). :export cancel stops it.", now: now)
     }
@@ -63,17 +70,6 @@ extension CardfileApp {
         let path = expandingTilde(typed)
         guard !path.hasPrefix("/"), let folder = options.workingFolder else { return path }
         return folder.hasSuffix("/") ? folder + path : folder + "/" + path
-    }
-
-    /// Whether `path` is the database file at `database`, or its WAL, shared-memory or
-    /// journal file (by device and inode, so links and other spellings count).
-    static func isDatabaseFile(_ path: String, database: String) -> Bool {
-        var target = stat()
-        guard stat(path, &target) == 0 else { return false }
-        return ["", "-wal", "-shm", "-journal"].contains { suffix in
-            var file = stat()
-            return stat(database + suffix, &file) == 0 && file.st_dev == target.st_dev && file.st_ino == target.st_ino
-        }
     }
 
     /// One transfer at a time: says so and returns false while one runs.

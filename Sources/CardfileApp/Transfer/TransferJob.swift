@@ -84,26 +84,20 @@ final class TransferJob: @unchecked Sendable {
         return job
     }
 
-    /// Starts writing `table`'s rows (filtered and sorted like the list) to `path`. The rows
-    /// go to a temporary file beside it, renamed over `path` only when complete: a failed or
-    /// cancelled export leaves whatever was there before. `expectedRows` (the list's count)
-    /// gives the progress a fraction.
+    /// Starts writing `table`'s rows (filtered and sorted like the list) to `output`, which
+    /// takes its path's place only when complete: a failed or cancelled export leaves
+    /// whatever was there before. `expectedRows` (the list's count) gives the progress a
+    /// fraction.
     static func startExport(
         container: Container, table: String, filter: String, sort: [ColumnSort], format: Exporter.Format, null: String,
-        path: String, expectedRows: Int?, inbox: Inbox
+        output: OutputFile, expectedRows: Int?, inbox: Inbox
     ) -> TransferJob {
+        let path = output.path
         let job = TransferJob(kind: .exporting(table: table), path: path)
         job.start(inbox: inbox) { report in
-            let folder = PathText.folder(of: path)
-            let temporary = folder + "/.\(PathText.name(of: path)).\(UUID().uuidString.prefix(8)).part"
-            guard FileManager.default.createFile(atPath: temporary, contents: nil), let handle = FileHandle(forWritingAtPath: temporary) else {
-                return .failed("Cannot write \(path): \(FileManager.default.fileExists(atPath: folder) ? "permission denied" : "no such folder").")
-            }
             let started = ContinuousClock.now
             let exporter = Exporter(container: container, table: table, filter: filter, sort: sort, format: format, null: null)
-            // A failed write (a full disk) is told as such, not as the store's error around it.
-            var writeFailure: (any Error)?
-            do {
+            do throws(StoreError) {
                 let rows = try exporter.run(
                     progress: { rows in
                         let seconds = (ContinuousClock.now - started).seconds
@@ -113,32 +107,16 @@ final class TransferJob: @unchecked Sendable {
                         report(TransferProgress(rows: rows, fraction: fraction, rowsPerSecond: pace, secondsLeft: left))
                     },
                     isCancelled: { job.isCancelled },
-                    { bytes in
-                        do { try handle.write(contentsOf: Data(bytes)) } catch {
-                            writeFailure = error
-                            throw error
-                        }
-                    })
-                try handle.close()
+                    { bytes in try output.write(bytes) })
                 if job.isCancelled {
-                    try? FileManager.default.removeItem(atPath: temporary)
+                    output.discard()
                     return .exported(rows: rows, path: path, cancelled: true)
                 }
-                guard rename(temporary, path) == 0 else {
-                    let reason = String(cString: strerror(errno))
-                    try? FileManager.default.removeItem(atPath: temporary)
-                    return .failed("Cannot write \(path): \(reason).")
-                }
+                try output.commit()
                 return .exported(rows: rows, path: path, cancelled: false)
-            } catch let error as StoreError {
-                try? handle.close()
-                try? FileManager.default.removeItem(atPath: temporary)
-                if let writeFailure { return .failed("Cannot write \(path): \(writeFailure.localizedDescription)") }
-                return .failed(error.message)
             } catch {
-                try? handle.close()
-                try? FileManager.default.removeItem(atPath: temporary)
-                return .failed("Cannot write \(path): \(error.localizedDescription)")
+                output.discard()
+                return .failed(error.message)
             }
         }
         return job

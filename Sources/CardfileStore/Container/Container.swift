@@ -47,6 +47,8 @@ public final class Container: Sendable {
             throw StoreError.fileNotFound(path: path)
         }
 
+        if exists { try Self.checkHeader(path: path, mayInitialize: options.createIfMissing && !options.readOnly) }
+
         var readOnlyReason: ReadOnlyReason?
         if options.readOnly {
             readOnlyReason = .requested
@@ -92,6 +94,23 @@ public final class Container: Sendable {
         viewContext = ObjectContext(
             core: core, parent: nil, identity: core.makeIdentity(name: "view context", role: .view),
             mergePolicy: options.viewContextMergePolicy, automaticallyMergesChanges: true)
+    }
+
+    /// Refuses, before SQLite touches it, a file that is not an SQLite database: SQLite would
+    /// turn an empty file into a database on its first write, and a file of another kind must
+    /// be left exactly as it is. An empty file is made a database only when the caller asked
+    /// to create one (`--create`).
+    private static func checkHeader(path: String, mayInitialize: Bool) throws(StoreError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return }   // SQLite says why
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if header.isEmpty {
+            var info = stat()
+            if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { throw StoreError.cannotOpen(path: path, detail: "it is a folder") }
+            if mayInitialize { return }
+            throw StoreError.emptyFile(path: path)
+        }
+        guard header == Data("SQLite format 3\u{0}".utf8) else { throw StoreError.notADatabase(path: path) }
     }
 
     /// A file is writable when its mode allows writing for someone (a file marked read-only

@@ -16,7 +16,7 @@ public enum DemoDatabase {
     /// How many books the demo holds by default (authors, members and loans follow).
     public static let defaultRows = 3000
 
-    /// Creates the demo database at `path` (and its folder) unless a file is already there.
+    /// Creates the demo database at `path` (and its folder) unless something is already there.
     /// Returns true when it created it.
     @discardableResult
     public static func ensure(at path: String) throws(StoreError) -> Bool {
@@ -25,11 +25,60 @@ public enum DemoDatabase {
         return true
     }
 
-    /// Creates the demo database at `path` afresh (replacing a file there) with `rows` books:
-    /// a small library with authors, members and loans, related by foreign keys, with a UNIQUE
-    /// column, CHECK constraints, dates, NULLs, long multi-line notes and names in several
-    /// scripts. The same `rows` always gives the same data.
-    public static func create(at path: String, rows: Int) throws(StoreError) {
+    /// What stands at a path `cardfile demo` was asked to write.
+    public enum Target: Equatable, Sendable {
+        /// Nothing: the demo can be made there.
+        case free
+        /// An earlier demo database, which may be replaced once the person agrees.
+        case demo
+        /// Anything else: never replaced (the reason names it).
+        case other(OutputRefusal)
+    }
+
+    /// Tells what stands at `path`, without changing it.
+    public static func target(at path: String) -> Target {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return .free }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return .other(.isAFolder)
+        case S_IFREG: break
+        case S_IFLNK: return .other(.notADemo(what: "a symbolic link"))
+        default: return .other(.notADemo(what: "a special file"))
+        }
+        guard info.st_size > 0 else { return .other(.notADemo(what: "an empty file")) }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                let id = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                // Demos made before the application id was set are known by their tables.
+                return id == applicationID || (id == 0 && tables == ["authors", "books", "loans", "members"])
+                    ? .demo : .other(.notADemo(what: "another database"))
+            }
+        } catch {
+            return .other(.notADemo(what: "a file that is not a database"))
+        }
+    }
+
+    /// Creates the demo database at `path` with `rows` books: a small library with authors,
+    /// members and loans, related by foreign keys, with a UNIQUE column, CHECK constraints,
+    /// dates, NULLs, long multi-line notes and names in several scripts. The same `rows`
+    /// always gives the same data.
+    ///
+    /// It is built in a temporary file beside `path` and moved into place when complete.
+    /// It creates only where nothing is, or over an earlier demo when `replacingDemo` is
+    /// true (the person agreed); anything else at `path` is left as it was.
+    /// - Throws: ``StoreError/outputRefused(path:_:)`` when `path` holds something else (or
+    ///   an earlier demo and `replacingDemo` is false); errors of creating the file.
+    public static func create(at path: String, rows: Int, replacingDemo: Bool = false) throws(StoreError) {
+        switch target(at: path) {
+        case .free: break
+        case .demo: guard replacingDemo else { throw StoreError.outputRefused(path: path, .exists) }
+        case .other(let refusal): throw StoreError.outputRefused(path: path, refusal)
+        }
         let files = FileManager.default
         let folder = PathText.folder(of: path)
         do {
@@ -37,10 +86,12 @@ public enum DemoDatabase {
         } catch {
             throw StoreError.directoryMissing(path: path)
         }
-        for suffix in ["", "-wal", "-shm"] { try? files.removeItem(atPath: path + suffix) }
+        let temporary = folder + "/.\(PathText.name(of: path)).\(UUID().uuidString.prefix(8)).part"
+        func removeTemporary() { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
         do {
-            let queue = try DatabaseQueue(path: path)
+            let queue = try DatabaseQueue(path: temporary)
             try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA application_id = \(applicationID)")
                 try db.execute(sql: "PRAGMA journal_mode = WAL")
                 try db.inTransaction {
                     try db.execute(sql: schema)
@@ -51,13 +102,24 @@ public enum DemoDatabase {
             }
             try queue.close()
         } catch let error as DatabaseError {
-            try? files.removeItem(atPath: path)
+            removeTemporary()
             throw StoreError.opening(error, path: path)
         } catch {
-            try? files.removeItem(atPath: path)
+            removeTemporary()
             throw StoreError.cannotOpen(path: path, detail: String(describing: error))
         }
+        // The earlier demo's log must not be applied to the new file.
+        for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            removeTemporary()
+            throw StoreError.outputRefused(path: path, .cannotWrite(reason))
+        }
     }
+
+    /// Marks a file as a Cardfile demo (`PRAGMA application_id`), so `cardfile demo` knows
+    /// what it may replace: "Card" in ASCII.
+    static let applicationID: Int32 = 0x4361_7264
 
     private static let schema = """
         CREATE TABLE authors (

@@ -13,6 +13,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "There is no database file at \(path)."
         case .notADatabase(let path):
             return "\(Self.file(path)) is not an SQLite database."
+        case .emptyFile(let path):
+            return "\(Self.file(path)) is empty, not an SQLite database; it was left as it is. Open it with --create to make it a database."
         case .corrupt(let path):
             return "\(Self.file(path)) is damaged: SQLite reports that its content is malformed. Nothing was changed; restore it from a backup or recover it with `sqlite3 .recover`."
         case .locked(let path):
@@ -48,6 +50,20 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "The filter cannot be read at character \(offset + 1): \(message)."
         case .cannotOpen(let path, let detail):
             return "\(Self.file(path)) cannot be opened: \(detail)."
+        case .outputRefused(let path, .isTheDatabase):
+            return "\(path) is the open database (or its journal): nothing was written. Write to another file."
+        case .outputRefused(let path, .exists):
+            return "\(path) already exists and was left as it is (--force, or :export! in the editor, replaces it)."
+        case .outputRefused(let path, .isAFolder):
+            return "\(path) is a folder: nothing was written. Name a file."
+        case .outputRefused(let path, .notADemo(let what)):
+            return "\(path) is \(what), not a Cardfile demo database, so it was left as it is. Name a new file."
+        case .outputRefused(let path, .cannotWrite(let reason)):
+            return "Cannot write \(path): \(reason). Nothing was replaced."
+        case .fileGone(let path, .replaced):
+            return "The file was replaced: another file now stands at \(path). Nothing more is written there and your edits are kept; :saveas PATH saves them with a copy of the database elsewhere."
+        case .fileGone(let path, .deleted):
+            return "The file was deleted: nothing stands at \(path) any more. Nothing more is written there and your edits are kept; :saveas PATH saves them with a copy of the database elsewhere."
         case .database(_, let message):
             return "The database reported an error: \(message)."
         }

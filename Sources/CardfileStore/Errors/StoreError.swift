@@ -6,6 +6,30 @@ public enum ReadOnlyReason: Hashable, Sendable {
     case fileNotWritable
 }
 
+/// Why a file was not written (see ``OutputFile``).
+public enum OutputRefusal: Hashable, Sendable {
+    /// The target is the database being read, or its journal, WAL or shared memory.
+    case isTheDatabase
+    /// The target exists and replacing it was not asked for.
+    case exists
+    /// The target is a folder.
+    case isAFolder
+    /// The target is something a demo database must not replace (`what` names it: another
+    /// database, a text file).
+    case notADemo(what: String)
+    /// The system refused (the reason in its words: permission denied, no space left).
+    case cannotWrite(String)
+}
+
+/// What happened to an open database's file, found by comparing the path's identity with
+/// the file the container opened.
+public enum FileGone: Hashable, Sendable {
+    /// Another file now stands at the path (`mv other.sqlite db.sqlite`).
+    case replaced
+    /// Nothing stands at the path any more.
+    case deleted
+}
+
 /// Everything the store can fail with. ``StoreError/message`` turns each case into words a
 /// person understands; that wording lives in one file (`StoreError+Words.swift`).
 ///
@@ -17,6 +41,8 @@ public enum StoreError: Error, Hashable, Sendable {
     case fileNotFound(path: String)
     /// The file exists but is not an SQLite database.
     case notADatabase(path: String)
+    /// The file is empty: an SQLite database only once the caller asks to create one.
+    case emptyFile(path: String)
     /// The file is an SQLite database whose content is damaged.
     case corrupt(path: String)
     /// Another connection held a lock on the file for longer than the busy timeout while the
@@ -50,6 +76,12 @@ public enum StoreError: Error, Hashable, Sendable {
     case invalidFilter(message: String, offset: Int)
     /// The file could not be opened for another reason; `detail` is SQLite's.
     case cannotOpen(path: String, detail: String)
+    /// A file was not written, and whatever stood at `path` is as it was.
+    case outputRefused(path: String, OutputRefusal)
+    /// The open database's file was replaced or deleted under the container: nothing more is
+    /// written through its path (which now names another file, or none), and every pending
+    /// change is kept.
+    case fileGone(path: String, FileGone)
     /// Any other SQLite failure, with its extended result code and message.
     case database(code: Int32, message: String)
 }

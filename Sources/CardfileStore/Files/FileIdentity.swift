@@ -1,0 +1,37 @@
+import Foundation
+
+/// A file as the system knows it (device and inode), whatever path or link names it.
+public struct FileIdentity: Hashable, Sendable {
+    public let device: UInt64
+    public let inode: UInt64
+
+    /// The identity of what `path` names now (links followed), or nil when nothing is there.
+    public init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// The identity of an open file descriptor, or nil when it cannot be read.
+    public init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    /// Whether `path` is the SQLite database at `database` or one of the files that go with
+    /// it (its WAL, shared memory or rollback journal), by identity, so links and other
+    /// spellings of the same file count.
+    public static func isDatabaseFile(_ path: String, database: String) -> Bool {
+        guard let target = FileIdentity(path: path) else { return false }
+        return databaseFiles(of: database).contains(target)
+    }
+
+    /// The identities of the database at `database` and of the files that go with it, for
+    /// those that exist.
+    public static func databaseFiles(of database: String) -> Set<FileIdentity> {
+        Set(["", "-wal", "-shm", "-journal"].compactMap { FileIdentity(path: database + $0) })
+    }
+}

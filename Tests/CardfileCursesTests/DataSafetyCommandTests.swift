@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+
+/// The commands destroy nothing the person did not ask them to: run as a person runs them,
+/// with the bytes of every file they were pointed at compared before and after.
+@Suite("Commands that could destroy files")
+struct DataSafetyCommandTests {
+    private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    @Test func exportNeverWritesOverTheDatabaseAndReplacesAFileOnlyWithForce() throws {
+        let place = try CommandTests.Workspace(demoRows: 20)
+        defer { place.remove() }
+        let (folder, database, cardfile) = (place.folder.path, place.database, place.cardfile)
+        let link = folder + "/link.sqlite"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: database)
+        let before = try #require(bytes(database))
+        let relative = "./" + (database as NSString).lastPathComponent
+        for target in [database, link, folder + "/./library.sqlite"] {
+            for extra in [[], ["--format", "json"], ["--force"]] {
+                let said = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "books", "--output", target] + extra, expectStatus: 2)
+                #expect(said.contains("is the open database"), "\(target) \(extra): \(said)")
+            }
+        }
+        // Relative to the working folder, too.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: cardfile)
+        process.arguments = ["export", "library.sqlite", "--table", "books", "--output", relative, "--force"]
+        process.currentDirectoryURL = place.folder
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 2)
+        #expect(bytes(database) == before)
+        #expect(try EditorTmuxTests.sqlite(database, "PRAGMA integrity_check") == "ok")
+
+        // Standard output appended onto the database is refused as well.
+        let appending = Process()
+        appending.executableURL = URL(fileURLWithPath: cardfile)
+        appending.arguments = ["export", database, "--table", "books"]
+        let handle = try #require(FileHandle(forWritingAtPath: database))
+        handle.seekToEndOfFile()
+        appending.standardOutput = handle
+        appending.standardError = FileHandle.nullDevice
+        try appending.run()
+        appending.waitUntilExit()
+        try handle.close()
+        #expect(appending.terminationStatus == 2)
+        #expect(bytes(database) == before)
+
+        // Any existing file: refused without --force, replaced whole with it.
+        let out = folder + "/out.csv"
+        try Data("precious".utf8).write(to: URL(fileURLWithPath: out))
+        let refused = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "authors", "--output", out], expectStatus: 2)
+        #expect(refused.contains("already exists and was left as it is"))
+        #expect(bytes(out) == Data("precious".utf8))
+        _ = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "authors", "--output", out, "--force"])
+        #expect(String(decoding: bytes(out) ?? Data(), as: UTF8.self).hasPrefix("\"id\",\"name\""))
+        // A folder is never a target.
+        let toFolder = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "authors", "--output", folder, "--force"], expectStatus: 2)
+        #expect(toFolder.contains("is a folder"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).allSatisfy { !$0.hasSuffix(".part") })
+    }
+
+    @Test func demoCreatesOnlyWhereNothingIsAndReplacesOnlyADemoWhenTold() throws {
+        let place = try CommandTests.Workspace(demoRows: nil)
+        defer { place.remove() }
+        let (folder, cardfile) = (place.folder.path, place.cardfile)
+        let inner = folder + "/photos"
+        try FileManager.default.createDirectory(atPath: inner, withIntermediateDirectories: true)
+        try Data("a photo".utf8).write(to: URL(fileURLWithPath: inner + "/one.jpg"))
+        let text = folder + "/todo.txt"
+        try Data("buy milk\n".utf8).write(to: URL(fileURLWithPath: text))
+        let other = folder + "/work.sqlite"
+        _ = try EditorTmuxTests.sqlite(other, "CREATE TABLE invoices (n); INSERT INTO invoices VALUES (7)")
+        let otherBytes = bytes(other)
+        for (path, words) in [(inner, "is a folder"), (text, "not a Cardfile demo"), (other, "another database")] {
+            for extra in [[], ["--force"]] {
+                let said = try EditorTmuxTests.run(cardfile, ["demo", path, "--rows", "10"] + extra, expectStatus: 2)
+                #expect(said.contains(words), "\(path): \(said)")
+            }
+        }
+        #expect(bytes(inner + "/one.jpg") == Data("a photo".utf8))
+        #expect(bytes(text) == Data("buy milk\n".utf8))
+        #expect(bytes(other) == otherBytes)
+
+        let demo = folder + "/demo.sqlite"
+        _ = try EditorTmuxTests.run(cardfile, ["demo", demo, "--rows", "10"])
+        // Not on a terminal, so nobody can be asked: an earlier demo needs --force.
+        let asked = try EditorTmuxTests.run(cardfile, ["demo", demo, "--rows", "20"], expectStatus: 2)
+        #expect(asked.contains("--force replaces it"))
+        #expect(try EditorTmuxTests.sqlite(demo, "SELECT count(*) FROM books") == "10")
+        _ = try EditorTmuxTests.run(cardfile, ["demo", demo, "--rows", "20", "--force"])
+        #expect(try EditorTmuxTests.sqlite(demo, "SELECT count(*) FROM books") == "20")
+    }
+
+    @Test func demoAsksOnATerminalBeforeReplacingAnEarlierDemo() throws {
+        let place = try CommandTests.Workspace(demoRows: nil)
+        defer { place.remove() }
+        let demo = place.folder.path + "/demo.sqlite"
+        _ = try EditorTmuxTests.run(place.cardfile, ["demo", demo, "--rows", "10"])
+        for (answer, books) in [("n", "10"), ("y", "20")] {
+            let socket = "cardfile-demo-\(UUID().uuidString.prefix(8))"
+            let session = try TmuxSession(terminal: "xterm-256color", width: 200, height: 10, program: place.cardfile,
+                                          arguments: ["demo", demo, "--rows", "20"], socket: socket, tag: socket)
+            defer { session.close() }
+            try session.waitFor { $0.contains("Replace the demo database at \(demo)? (y/n)") }
+            try session.send(literal: answer)
+            try session.send(keys: ["Enter"])
+            #expect(try session.waitForExit() == 0)
+            #expect(try EditorTmuxTests.sqlite(demo, "SELECT count(*) FROM books") == books)
+        }
+    }
+
+    @Test func anEmptyFileOpensWithAnErrorAndStaysEmpty() throws {
+        let place = try CommandTests.Workspace(demoRows: nil)
+        defer { place.remove() }
+        let empty = place.folder.path + "/new.db"
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        let said = try EditorTmuxTests.run(place.cardfile, [empty], expectStatus: 2)
+        #expect(said.contains("is empty, not an SQLite database"))
+        #expect(bytes(empty) == Data())
+        #expect(try FileManager.default.contentsOfDirectory(atPath: place.folder.path) == ["new.db"])
+    }
+}
