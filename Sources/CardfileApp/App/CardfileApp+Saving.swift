@@ -124,6 +124,9 @@ extension CardfileApp {
         case .chooseReferencing(let choices):
             guard choices.indices.contains(button) else { return [] }
             leaveForm(then: choices[button], now: now)
+        case .quitWithFileGone:
+            guard button == 0 else { return [] }
+            return quit(force: true, now: now)
         case .stopTransferAndQuit:
             guard button == 0 else { return [] }
             stopTransferForQuit()
@@ -156,6 +159,16 @@ extension CardfileApp {
                 return []
             }
             stopTransferForQuit()
+        }
+        if !force, let fileGone {
+            // Nothing can be saved at the path; a copy holding the latest work is enough.
+            guard copiedAtTokens != editorTokens else { return quit(force: true, now: now) }
+            let dialog = Dialog(title: fileGone == .replaced ? "File replaced" : "File deleted",
+                                message: Self.fileGoneSentence(fileGone) + " What was saved before and your unsaved edits are only in this session now. Quit without a copy? (:saveas FILE writes one.)",
+                                buttons: [DialogButton("Quit", hotkey: "q", role: .error), DialogButton("Cancel", hotkey: "c")],
+                                selected: 1, cancelButton: 1)
+            overlay = .dialog(dialog, .quitWithFileGone)
+            return []
         }
         if picking != nil { goBack() }      // the form behind a picker is the one to ask about
         if force || form == nil {
@@ -201,6 +214,8 @@ extension CardfileApp {
             cancelTransfer(now: now)
         case .report:
             showReport(now: now)
+        case .saveCopy(let typed, let replace):
+            saveCopy(typed, replacing: replace, now: now)
         case .jump(let row):
             jump(toRow: row, now: now)
         case .find(let text):

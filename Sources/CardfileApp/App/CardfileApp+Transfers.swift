@@ -62,7 +62,7 @@ extension CardfileApp {
 
     /// A typed file name as a path: `~` is the home folder, a relative name starts from the
     /// working folder. Nil (and a message) for an empty name.
-    private func resolvedPath(_ typed: String, now: ContinuousClock.Instant) -> String? {
+    func resolvedPath(_ typed: String, now: ContinuousClock.Instant) -> String? {
         guard !typed.isEmpty else {
             show("Say which file.", role: .warning, now: now)
             return nil

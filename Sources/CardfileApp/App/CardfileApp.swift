@@ -78,6 +78,12 @@ public final class CardfileApp {
     /// The list shown is a picker for this form field: Enter puts the selected record's
     /// `column` into the field of the form behind it.
     var picking: (field: String, column: String)?
+    /// What happened to the database file, once the poll noticed it was replaced or deleted:
+    /// from then on nothing is saved through its path and `:saveas` keeps the work.
+    var fileGone: FileGone?
+    /// The forms' change tokens when `:saveas` last wrote a copy: quitting asks nothing while
+    /// they are unchanged.
+    var copiedAtTokens: [UInt64]?
     /// The last single click, for telling a double click.
     var lastClick: (position: Point, time: ContinuousClock.Instant)?
 
@@ -106,6 +112,8 @@ public final class CardfileApp {
         case stopTransferAndQuit
         /// Which table's records that reference this one to list (one button each).
         case chooseReferencing([Leaving])
+        /// The file is gone and no copy holds the latest work: quit anyway?
+        case quitWithFileGone
     }
 
     /// Where leaving a form goes.
@@ -214,6 +222,12 @@ public final class CardfileApp {
     /// merges it, the list refreshes and the open form takes the new values.
     func poll(now: ContinuousClock.Instant) {
         nextPoll = now + Self.pollInterval
+        if fileGone == nil, let gone = container.checkFile() {
+            fileGone = gone
+            notice = Notice(text: Self.fileGoneSentence(gone) + " Nothing more is saved there; your edits are kept. :saveas FILE saves a copy with them.",
+                            role: .error, expires: nil)
+        }
+        guard fileGone == nil else { return }
         do {
             guard try container.checkForExternalChanges() else { return }
             try view.processPendingChanges()

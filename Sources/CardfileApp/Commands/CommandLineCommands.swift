@@ -19,6 +19,9 @@ enum CommandLineCommands {
         case cancelTransfer
         /// The last import's or export's report.
         case report
+        /// `:saveas FILE`: a copy of the database with the unsaved edits; `saveas!` may
+        /// replace a file.
+        case saveCopy(String, replace: Bool)
         /// `:123`: the list's row 123 (from 1).
         case jump(Int)
         /// `:find TEXT`: the next row matching TEXT, the list left whole.
@@ -43,6 +46,7 @@ enum CommandLineCommands {
         ("import", ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options)"),
         ("export", ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one)"),
         ("report", ":report", "show the last import's or export's report"),
+        ("saveas", ":saveas FILE", "write a copy of the database, with your unsaved edits, to a new file (:saveas! replaces one)"),
         ("123", ":123", "go to row 123 of the list"),
         ("find", ":find TEXT", "select the next record matching TEXT, without filtering (n / N repeat it)"),
         ("copy", ":copy tsv|json", "copy the selected record to the clipboard"),
@@ -81,6 +85,9 @@ enum CommandLineCommands {
             guard !rest.isEmpty else { return .problem("Say which file: :\(name) FILE (Tab completes the name).") }
             return name == "import" ? .importFile(rest) : .exportFile(rest, replace: name == "export!")
         case "report": return .report
+        case "saveas", "saveas!":
+            guard words.count == 2 else { return .problem("Say which file, once: :\(name) FILE (Tab completes the name).") }
+            return .saveCopy(words[1], replace: name == "saveas!")
         case "theme":
             return argument.isEmpty ? .problem("Say which theme: :theme NAME.") : .theme(argument)
         case "autosave":
@@ -102,7 +109,7 @@ enum CommandLineCommands {
             let matches = themes.filter { $0.hasPrefix(partial) }
             return PathCompletion.Outcome(text: matches.count == 1 ? "theme \(matches[0])" : text, alternatives: matches.count > 1 ? matches : [])
         }
-        if text.hasPrefix("import ") || text.hasPrefix("export ") || text.hasPrefix("export! ") {
+        if ["import ", "export ", "export! ", "saveas ", "saveas! "].contains(where: text.hasPrefix) {
             let start = lastWordStart(text)
             let raw = String(text[start...])
             guard !raw.hasPrefix("-") else { return PathCompletion.Outcome(text: text, alternatives: []) }
@@ -115,7 +122,7 @@ enum CommandLineCommands {
         guard !text.contains(" ") else { return PathCompletion.Outcome(text: text, alternatives: []) }
         let matches = commands.map(\.name).filter { $0.hasPrefix(text) && $0 != text && $0 != "123" }
         if matches.count == 1 {
-            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export", "find", "copy", "columns"].contains(matches[0]) ? " " : ""), alternatives: [])
+            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export", "saveas", "find", "copy", "columns"].contains(matches[0]) ? " " : ""), alternatives: [])
         }
         return PathCompletion.Outcome(text: text, alternatives: matches)
     }

@@ -17,8 +17,13 @@ final class Checkpointer: @unchecked Sendable {
     private var connection: DatabaseQueue?
     private let pending = Locked((inFlight: false, lastScheduled: Int32(0)))
 
-    init(path: String, thresholdPages: Int) {
+    /// Tells whether the path still names the file the container opened: a checkpoint through
+    /// a path that names another file would write our log into it.
+    private let watch: FileWatch
+
+    init(path: String, thresholdPages: Int, watch: FileWatch) {
         self.path = path
+        self.watch = watch
         self.threshold = Int32(max(1, thresholdPages))
     }
 
@@ -59,11 +64,18 @@ final class Checkpointer: @unchecked Sendable {
     /// Runs one passive checkpoint on the checkpointer's queue. Errors are ignored: a failed
     /// checkpoint leaves the log as it was, and the next one catches up.
     private func checkpoint() {
+        if watch.check() != nil {
+            // The writer empties the log into the opened file; this connection must not
+            // checkpoint on close.
+            try? connection?.inDatabase(FileWatch.closeWithoutCheckpoint)
+            return
+        }
         do {
             if connection == nil {
                 var configuration = Configuration()
                 configuration.label = "cardfile.checkpointer"
                 configuration.busyMode = .timeout(1)
+                configuration.prepareDatabase { _ in try self.watch.refuseIfGone() }
                 connection = try DatabaseQueue(path: path, configuration: configuration)
             }
             try connection?.writeWithoutTransaction { db in

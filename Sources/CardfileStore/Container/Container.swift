@@ -56,6 +56,7 @@ public final class Container: Sendable {
             readOnlyReason = .fileNotWritable
         }
 
+        let watch = FileWatch(path: path)
         do {
             var configuration = Configuration()
             configuration.busyMode = .timeout(options.busyTimeout)
@@ -64,8 +65,11 @@ public final class Container: Sendable {
             let reader: any DatabaseReader
             var checkpointer: Checkpointer?
             if readOnlyReason == nil {
-                let walCheckpointer = Checkpointer(path: path, thresholdPages: options.checkpointThresholdPages)
+                let walCheckpointer = Checkpointer(path: path, thresholdPages: options.checkpointThresholdPages, watch: watch)
                 configuration.prepareDatabase { db in
+                    // A connection opened once the file is gone would open whatever the path
+                    // names now.
+                    try watch.refuseIfGone()
                     guard !db.configuration.readonly else { return }
                     try db.execute(sql: "PRAGMA synchronous = NORMAL")
                     try walCheckpointer.install(on: db)
@@ -80,8 +84,9 @@ public final class Container: Sendable {
                 reader = try DatabaseQueue(path: path, configuration: configuration)
             }
             let schema = try reader.read(SchemaReader.read)
+            watch.recordOpenedFile()
             core = try StoreCore(
-                path: path, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
+                path: path, watch: watch, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
                 schema: schema, descriptions: options.entities, checkpointer: checkpointer,
                 busyTimeout: options.busyTimeout)
         } catch let error as StoreError {
@@ -179,6 +184,20 @@ public final class Container: Sendable {
         return SaveObservation { bus.removeObserver(id) }
     }
 
+    /// What happened to the file the container opened: nil while its path still names it,
+    /// else ``FileGone/replaced`` or ``FileGone/deleted`` (for good). Costs one `stat`.
+    ///
+    /// The first calls after it happened also make the store safe: the write-ahead log is
+    /// moved into the opened file and emptied, so the file now at the path (or a later one
+    /// of the same name) never reads our frames, and our connections close without touching
+    /// the log. Every save from then on fails with ``StoreError/fileGone(path:_:)``, keeping
+    /// its changes; reads go on from the file as it was, through the connections already open.
+    public func checkFile() -> FileGone? {
+        guard let gone = core.watch.check() else { return nil }
+        core.sealGoneFile()
+        return gone
+    }
+
     /// Returns true when another process committed to the file since the previous call, and
     /// then publishes a ``ContextDidSave`` with origin `.external` naming every table as
     /// invalidated, so automatically merging contexts re-read their registered objects and live
@@ -188,6 +207,8 @@ public final class Container: Sendable {
     /// `PRAGMA data_version` on a dedicated connection.
     @discardableResult
     public func checkForExternalChanges() throws(StoreError) -> Bool {
+        // Once the file is gone, nothing that happens at its path is this database's.
+        guard checkFile() == nil else { return false }
         let changed = try storeErrors(path: core.path) { try core.monitor.check() }
         if changed {
             core.bus.publish(ContextDidSave(origin: .external, invalidatedTables: Set(core.schema.tables.map(\.name))))

@@ -55,6 +55,11 @@ final class ExternalChangeMonitor: Sendable {
         }
     }
 
+    /// Makes the watcher connection close without a checkpoint (the file is gone).
+    func closeWithoutCheckpoint() {
+        try? watcher.inDatabase(FileWatch.closeWithoutCheckpoint)
+    }
+
     private static func dataVersion(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
     }

@@ -6,6 +6,8 @@ import GRDBSQLite
 /// Contexts hold the core strongly; the core holds contexts only weakly (through the bus).
 final class StoreCore: Sendable {
     let path: String
+    /// Whether the path still names the file opened (writes stop when it does not).
+    let watch: FileWatch
     /// The connection pool that writes; nil when the container is read-only.
     let writer: DatabasePool?
     /// Where reads go: the pool, or a read-only queue.
@@ -29,11 +31,12 @@ final class StoreCore: Sendable {
     let lastBusyTimeout = Locked<Duration?>(nil)
 
     init(
-        path: String, writer: DatabasePool?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
+        path: String, watch: FileWatch, writer: DatabasePool?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
         schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?,
         busyTimeout: TimeInterval
     ) throws {
         self.path = path
+        self.watch = watch
         self.defaultBusyTimeout = .milliseconds(Int64(busyTimeout * 1000))
         self.writer = writer
         self.reader = reader
@@ -118,6 +121,11 @@ final class StoreCore: Sendable {
             throw StoreError.busy
         }
         defer { writeGate.leave() }
+        // The path may name another file by now: never write through it.
+        if let gone = watch.check() {
+            sealGoneFile(holdingTheGate: true)
+            throw StoreError.fileGone(path: path, gone)
+        }
         writeTransactionCount.withLock { $0 += 1 }
         return try writer.writeWithoutTransaction { db in
             if let busyTimeout {
@@ -137,6 +145,21 @@ final class StoreCore: Sendable {
             }
             return result!
         }
+    }
+
+    /// Once the file is gone: empties the log into the opened file through the writer and
+    /// makes every connection of ours close without a checkpoint (see ``FileWatch``). Done
+    /// once; a reader holding the log makes it wait for the next call.
+    func sealGoneFile(holdingTheGate: Bool = false) {
+        guard watch.check() != nil, !watch.isSealed else { return }
+        monitor.closeWithoutCheckpoint()
+        guard let writer else { return }
+        if !holdingTheGate {
+            guard writeGate.enter(urgentUntil: Date(timeIntervalSinceNow: 0.05)) else { return }
+        }
+        defer { if !holdingTheGate { writeGate.leave() } }
+        // Readers already open go on reading the opened file; new ones are refused.
+        _ = try? writer.writeWithoutTransaction { watch.seal($0) }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int32 {

@@ -17,8 +17,9 @@ public final class OutputFile: @unchecked Sendable {
     /// Where the bytes end up.
     public let path: String
     private let handle: FileHandle
-    /// The temporary file renamed over ``path`` on commit; nil when writing in place.
-    private let temporary: String?
+    /// The temporary file renamed over ``path`` on commit; nil when writing in place. (A
+    /// copy of a database is written there by SQLite itself.)
+    let temporaryPath: String?
     private var finished = false
 
     /// Opens `path` for writing.
@@ -42,7 +43,7 @@ public final class OutputFile: @unchecked Sendable {
                     throw StoreError.outputRefused(path: path, .cannotWrite(Self.lastError()))
                 }
                 self.handle = handle
-                temporary = nil
+                temporaryPath = nil
                 return
             }
             if !replacing { throw StoreError.outputRefused(path: path, .exists) }
@@ -57,7 +58,7 @@ public final class OutputFile: @unchecked Sendable {
             throw StoreError.outputRefused(path: path, .cannotWrite(reason))
         }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        self.temporary = temporary
+        temporaryPath = temporary
     }
 
     /// Appends `bytes`.
@@ -75,13 +76,13 @@ public final class OutputFile: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         do {
-            if temporary != nil { try handle.synchronize() }
+            if temporaryPath != nil { try handle.synchronize() }
             try handle.close()
         } catch {
             discardTemporary()
             throw StoreError.outputRefused(path: path, .cannotWrite(Self.reason(error)))
         }
-        guard let temporary else { return }
+        guard let temporary = temporaryPath else { return }
         guard rename(temporary, path) == 0 else {
             let reason = Self.lastError()
             discardTemporary()
@@ -100,7 +101,7 @@ public final class OutputFile: @unchecked Sendable {
     deinit { discard() }
 
     private func discardTemporary() {
-        if let temporary { unlink(temporary) }
+        if let temporaryPath { unlink(temporaryPath) }
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }

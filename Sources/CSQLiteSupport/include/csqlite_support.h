@@ -1,0 +1,17 @@
+#ifndef CARDFILE_CSQLITE_SUPPORT_H
+#define CARDFILE_CSQLITE_SUPPORT_H
+
+#include <sqlite3.h>
+
+/// Tells `db` not to checkpoint (nor delete) the write-ahead log when it closes.
+///
+/// `sqlite3_db_config` is variadic, so Swift cannot call it; this wraps the one call the
+/// store needs: once the file a connection opened is no longer at its path, the log and
+/// shared-memory files that path names may belong to another database, and closing must not
+/// copy frames into, or delete, what is not ours. Returns SQLite's result code.
+static inline int cf_sqlite_no_checkpoint_on_close(sqlite3 *db) {
+    int enabled = 0;
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, &enabled);
+}
+
+#endif
