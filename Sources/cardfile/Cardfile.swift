@@ -22,16 +22,6 @@ struct Cardfile: ParsableCommand {
         defaultSubcommand: Open.self)
 }
 
-/// Every error a command reports: one short line on standard error, and a non-zero status,
-/// before the terminal is touched.
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-}
-
-func fail(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("cardfile: \(message)\n".utf8))
-    return ExitCode(2)
-}
 
 extension Cardfile {
     /// `cardfile [PATH] [options]`: the editor.
@@ -47,7 +37,7 @@ extension Cardfile {
         @Option(name: .long, help: "The colour theme (default, light, high-contrast, mono, or your own).")
         var theme: String?
 
-        @Option(name: .long, help: "Seconds from the last edit to the autosave, or off.")
+        @Option(name: .long, parsing: .unconditional, help: "Seconds from the last edit to the autosave, or off.")
         var autosave: String = "2"
 
         @Flag(name: .long, help: "Open the database read-only.")
@@ -150,9 +140,9 @@ extension Cardfile {
             if !force, DemoDatabase.target(at: path) == .demo {
                 // An earlier demo is replaced only when the person says so.
                 guard isatty(0) != 0 else { throw fail("\(path) holds an earlier demo database; --force replaces it.") }
-                FileHandle.standardError.write(Data("Replace the demo database at \(TerminalText.visible(path))? (y/n) ".utf8))
+                Output.ask("Replace the demo database at \(path)? (y/n)")
                 guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                    print("Left as it was.")
+                    Output.say("Left as it was.")
                     return
                 }
                 replacing = true
@@ -162,7 +152,7 @@ extension Cardfile {
             } catch {
                 throw fail(error.message)
             }
-            print("Created \(path) with \(rows) books.")
+            Output.say("Created \(path) with \(rows) books.")
         }
     }
 
@@ -216,7 +206,7 @@ extension Cardfile {
             var writer = Writer(container: container, table: schema)
             if let key, let set {
                 let parts = set.split(separator: "=", maxSplits: 1).map(String.init)
-                do { print(try writer.set(key: key, field: parts[0], text: parts[1])) } catch { throw fail(error.message) }
+                do { Output.say(try writer.set(key: key, field: parts[0], text: parts[1])) } catch { throw fail(error.message) }
                 return
             }
             var done = 0
@@ -227,7 +217,7 @@ extension Cardfile {
                 } catch {
                     line = "(not written: \(error.message))"
                 }
-                FileHandle.standardOutput.write(Data((line + "\n").utf8))
+                Output.say(line)
                 done += 1
                 if times.map({ done < $0 }) ?? true { Thread.sleep(forTimeInterval: every) }
             }
@@ -255,7 +245,7 @@ extension Cardfile {
                 do {
                     if let created = try TableCreator.createIfMissing(database: database, file: file, options: options) {
                         let columns = created.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
-                        FileHandle.standardError.write(Data("Created table \(table) (\(columns)).\n".utf8))
+                        Output.warn("Created table \(table) (\(columns)).")
                     }
                 } catch {
                     throw fail(error.description)
@@ -288,10 +278,10 @@ extension Cardfile {
                 throw fail(error.description)
             }
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-            print(summary.sentence)
-            for error in summary.errors { print("  " + error.description) }
+            Output.say(summary.sentence)
+            for error in summary.errors { Output.say("  " + error.description) }
             if summary.rejected > summary.errors.count {
-                print("  … and \(summary.rejected - summary.errors.count) more rejected rows")
+                Output.say("  … and \(summary.rejected - summary.errors.count) more rejected rows")
             }
             if summary.cancelled { throw ExitCode(130) }
             if summary.stoppedEarly || summary.rolledBack { throw ExitCode(1) }
@@ -368,7 +358,7 @@ extension Cardfile {
                 file?.discard()
                 throw fail(error.message)
             }
-            FileHandle.standardError.write(Data("Exported \(count.formatted()) row\(count == 1 ? "" : "s")\(output.map { " to \($0)" } ?? "").\n".utf8))
+            Output.warn("Exported \(count.formatted()) row\(count == 1 ? "" : "s")\(output.map { " to \($0)" } ?? "").")
         }
     }
 

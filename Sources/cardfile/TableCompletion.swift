@@ -1,4 +1,5 @@
 import CardfileApp
+import CardfileTerminal
 import Foundation
 import GRDB
 
@@ -15,7 +16,8 @@ enum TableCompletion {
             let names = (try? queue.read { db in
                 try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
             }) ?? []
-            return names.filter { $0.hasPrefix(prefix) }
+            // A name with control characters cannot be typed, and must not reach the terminal.
+            return names.filter { $0.hasPrefix(prefix) && TerminalText.visible($0) == $0 }
         }
         return []
     }

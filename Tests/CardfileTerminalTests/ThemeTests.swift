@@ -68,6 +68,25 @@ struct ThemeTests {
         #expect(ThemeLoader(environment: ["HOME": "/home/ada"]).userDirectory == "/home/ada/.config/cardfile/themes")
     }
 
+    @Test func aThemeNameIsNeverAPath() throws {
+        // A valid theme beside the themes folder (XDG_CONFIG_HOME/cardfile/x.toml) and one at
+        // the top of XDG_CONFIG_HOME: names that reach them are refused, and neither is read.
+        let folder = try userThemes(["own.toml": "name = \"own\"\n"])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let outside = "name = \"outside\"\n[colors]\naccent = \"bright-red\"\n"
+        try outside.write(to: folder.appendingPathComponent("cardfile/x.toml"), atomically: true, encoding: .utf8)
+        try outside.write(to: folder.appendingPathComponent("y.toml"), atomically: true, encoding: .utf8)
+        let loader = ThemeLoader(environment: ["XDG_CONFIG_HOME": folder.path])
+        for name in ["../x", "../../y", "/etc/passwd", "./own", ".hidden", "", "own\u{1B}]0;t\u{07}", "a\\b"] {
+            let (theme, problem) = loader.load(name)
+            #expect(theme == .default, "\(name)")
+            #expect(problem?.description.contains("is not a theme name") == true, "\(name)")
+            #expect(problem?.description.contains("\u{1B}") == false)
+        }
+        #expect(loader.load("own").problem == nil)
+        #expect(ThemeLoader.isName("high-contrast") && ThemeLoader.isName("solar.dark"))
+    }
+
     @Test func noColorSelectsMono() {
         let loader = ThemeLoader(environment: ["NO_COLOR": "1", "XDG_CONFIG_HOME": "/nonexistent"])
         #expect(loader.load("light").theme.name == "mono")

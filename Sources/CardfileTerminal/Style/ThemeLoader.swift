@@ -24,6 +24,11 @@ public struct ThemeLoader: Sendable {
             return (Theme.builtin("mono") ?? .default, nil)
         }
         let wanted = name ?? "default"
+        // A theme is named, never reached by a path: nothing outside the themes folder is read.
+        guard Self.isName(wanted) else {
+            return (.default, ThemeProblem(file: TerminalText.visible(wanted), key: nil, value: nil,
+                                           reason: "is not a theme name (a name has no /, no .. and no control characters)"))
+        }
         let userFile = "\(userDirectory)/\(wanted).toml"
         if FileManager.default.fileExists(atPath: userFile) {
             do {
@@ -41,11 +46,19 @@ public struct ThemeLoader: Sendable {
             reason: "does not exist, and there is no built-in theme “\(wanted)” (built in: \(Theme.builtinNames.joined(separator: ", ")))"))
     }
 
+    /// Whether `name` can name a theme: not empty, no path separator, not `.` or `..` (nor
+    /// starting with a dot), no control characters.
+    public static func isName(_ name: String) -> Bool {
+        !name.isEmpty && !name.hasPrefix(".") && !name.contains("/") && !name.contains("\\")
+            && TerminalText.visible(name) == name
+    }
+
     /// Every theme name available: built-in and the person's own.
     public func availableThemes() -> [String] {
         let own = ((try? FileManager.default.contentsOfDirectory(atPath: userDirectory)) ?? [])
             .filter { $0.hasSuffix(".toml") }
             .map { String($0.dropLast(5)) }
+            .filter(Self.isName)
         return Array(Set(Theme.builtinNames + own)).sorted()
     }
 }

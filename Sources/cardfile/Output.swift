@@ -1,0 +1,56 @@
+import ArgumentParser
+import CardfileTerminal
+import Foundation
+
+/// Every line a command writes, to standard output or error, goes through here: through the
+/// screen's sanitiser, so a table name, a value, a path or a message quoting them can never
+/// set the terminal's title, write its clipboard or move its cursor (`␛` is shown instead),
+/// and a newline inside data cannot split a line.
+enum Output {
+    /// One line on standard output.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((TerminalText.visible(line) + "\n").utf8))
+    }
+
+    /// One line on standard error.
+    static func warn(_ line: String) {
+        FileHandle.standardError.write(Data((TerminalText.visible(line) + "\n").utf8))
+    }
+
+    /// A question on standard error, the answer typed on the same line.
+    static func ask(_ question: String) {
+        FileHandle.standardError.write(Data((TerminalText.visible(question) + " ").utf8))
+    }
+}
+
+/// Every error a command reports: one line on standard error (`cardfile: …`) and status 2,
+/// before the terminal is touched.
+func fail(_ message: String) -> ExitCode {
+    Output.warn("cardfile: \(message)")
+    return ExitCode(2)
+}
+
+extension Cardfile {
+    /// Runs the command line. What ArgumentParser cannot read (an unknown option, a missing
+    /// or bad value) is reported like every other error: one line naming the option and what
+    /// it takes, then status 2. Help and the version print as usual.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let code as ExitCode {
+            exit(withError: code)
+        } catch {
+            guard exitCode(for: error) != .success else { exit(withError: error) }   // --help, --version
+            exit(withError: fail(oneLine(message(for: error))))
+        }
+    }
+
+    /// ArgumentParser's message on one line (it may add a usage or a hint on lines of its own).
+    static func oneLine(_ message: String) -> String {
+        let lines = message.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        let sentence = lines.filter { !$0.isEmpty && !$0.hasPrefix("Usage:") && !$0.hasPrefix("See '") }.joined(separator: " ")
+        let base = sentence.hasPrefix("Error: ") ? String(sentence.dropFirst("Error: ".count)) : sentence
+        return base + " (cardfile --help lists the options)"
+    }
+}
