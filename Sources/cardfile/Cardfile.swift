@@ -257,11 +257,23 @@ extension Cardfile {
             } catch {
                 throw fail(error.message)
             }
-            // Ctrl-C asks the import to stop after the batch it is writing.
+            // Ctrl-C asks the import to stop after the batch it is writing. An import waiting
+            // for input that never comes (a FIFO without a writer, a terminal) hears nothing,
+            // so a second later the process ends all the same: committed batches stay, an
+            // atomic import's transaction is never committed.
             let stop = StopFlag()
+            let finished = StopFlag()
             signal(SIGINT, SIG_IGN)
             let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-            interrupt.setEventHandler { stop.raise() }
+            interrupt.setEventHandler {
+                stop.raise()
+                DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
+                    guard !finished.isRaised else { return }
+                    if isatty(2) != 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                    Output.warn("cardfile: import stopped while it waited for input; batches already imported stay (an --atomic import left nothing).")
+                    Foundation.exit(130)
+                }
+            }
             interrupt.resume()
             defer { interrupt.cancel() }
             let showProgress = isatty(2) != 0
@@ -273,7 +285,9 @@ extension Cardfile {
                         FileHandle.standardError.write(Data(("\r" + Self.bar(progress)).utf8))
                     },
                     isCancelled: { stop.isRaised })
+                finished.raise()
             } catch {
+                finished.raise()
                 if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                 throw fail(error.description)
             }

@@ -123,3 +123,62 @@ struct DataSafetyCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: place.folder.path) == ["new.db"])
     }
 }
+
+/// Imports from inputs that never end or never come, stopped by Ctrl-C.
+@Suite("Imports that never end")
+struct EndlessImportCommandTests {
+    private func start(_ cardfile: String, _ arguments: [String]) throws -> (Process, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: cardfile)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        return (process, output)
+    }
+
+    @Test func ctrlCStopsAnImportWhateverItWaitsOn() throws {
+        let place = try CommandTests.Workspace(demoRows: 10)
+        defer { place.remove() }
+        let fifo = place.folder.path + "/never.csv"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // Waiting for a writer that never comes; then reading /dev/zero without end.
+        for arguments in [["import", place.database, fifo, "--table", "authors"],
+                          ["import", place.database, "/dev/zero", "--table", "authors", "--format", "csv"]] {
+            let (process, output) = try start(place.cardfile, arguments)
+            Thread.sleep(forTimeInterval: 0.5)
+            let sent = Date()
+            process.interrupt()
+            process.waitUntilExit()
+            let took = Date().timeIntervalSince(sent)
+            let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 130, "\(arguments): \(said)")
+            #expect(took < 5, "\(arguments) took \(took) s to stop")
+        }
+        #expect(try EditorTmuxTests.sqlite(place.database, "PRAGMA integrity_check") == "ok")
+    }
+
+    @Test func standardInputImportsAsDash() throws {
+        let place = try CommandTests.Workspace(demoRows: 10)
+        defer { place.remove() }
+        let (process, output) = try { () throws -> (Process, Pipe) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: place.cardfile)
+            process.arguments = ["import", place.database, "-", "--table", "authors"]
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            input.fileHandleForWriting.write(Data("id|name\n700|Piped\n".utf8))
+            try input.fileHandleForWriting.close()
+            return (process, output)
+        }()
+        process.waitUntilExit()
+        let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(said)")
+        #expect(try EditorTmuxTests.sqlite(place.database, "SELECT name FROM authors WHERE id = 700") == "Piped")
+    }
+}

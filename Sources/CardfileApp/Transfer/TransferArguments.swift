@@ -47,6 +47,9 @@ public struct ImportArguments: ParsableArguments, Sendable {
     @Option(name: .long, help: .hidden)
     public var batchSize: Int = 5_000
 
+    @Option(name: .long, help: .hidden)
+    public var maxRecordBytes: Int = ImportOptions.defaultMaxRecordBytes
+
     public init() {}
 
     public func validate() throws {
@@ -60,7 +63,7 @@ public struct ImportArguments: ParsableArguments, Sendable {
     public func options(table: String) -> ImportOptions {
         ImportOptions(table: table, format: format, delimiter: delimiter.flatMap(delimiterByte), header: !noHeader, encoding: encoding,
                       ignoreUnknown: ignoreUnknown, emptyAsText: emptyAsText, mode: mode, onError: onError, atomic: atomic,
-                      batchSize: batchSize, create: create)
+                      batchSize: batchSize, create: create, maxRecordBytes: maxRecordBytes)
     }
 
     private func delimiterByte(_ text: String) -> UInt8? {

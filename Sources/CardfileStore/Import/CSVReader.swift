@@ -68,6 +68,7 @@ struct CSVReader {
     mutating func read(into record: inout CSVRecord) throws -> Status? {
         guard try source.peek() != nil else { return nil }
         let startLine = line
+        source.beginRecord(line: startLine)
         record.removeAll()
         var fieldStart = 0
         var quoted = false
@@ -189,6 +190,17 @@ struct CSVRecord {
     }
 }
 
+/// A record longer than the import allows (an endless input, such as `/dev/zero`, or a file
+/// that is not text): the import stops there, naming the line.
+struct RecordTooLong: Error, LocalizedError {
+    let line: Int
+    let limit: Int
+
+    var errorDescription: String? {
+        "the record starting on line \(line) is longer than \(ValueSize.words(limit)) (the most one record may hold; is this a text file?)"
+    }
+}
+
 /// Bytes from a file, read in large blocks, with one byte of look-ahead. The file's text is
 /// delivered as UTF-8: Latin-1 and UTF-16 (either byte order, by its BOM) are transcoded as
 /// they are read, and a UTF-8 BOM is skipped.
@@ -208,11 +220,21 @@ struct ByteSource {
     /// Bytes read from the file so far (for progress).
     private(set) var consumed: Int = 0
     static let blockSize = 1 << 16
+    /// The most bytes one record may take (see ``ImportOptions/maxRecordBytes``).
+    private let recordLimit: Int
+    /// Bytes handed to the reader so far, and where the current record started among them.
+    private var delivered = 0
+    private var recordStart = 0
+    private var recordLine = 1
+    /// The first block of the input, for sniffing (a delimiter) without reading it twice.
+    private(set) var firstBlock: [UInt8] = []
 
-    init(handle: FileHandle, encoding: Encoding?) throws {
+    init(handle: FileHandle, encoding: Encoding?, recordLimit: Int = ImportOptions.defaultMaxRecordBytes) throws {
         self.handle = handle
         self.encoding = encoding ?? .utf8
+        self.recordLimit = recordLimit
         try fill()
+        firstBlock = buffer
         // A byte-order mark decides (and is not data).
         if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
             position = 3
@@ -227,6 +249,16 @@ struct ByteSource {
         }
     }
 
+    /// A record starts here, on `line`: from now on it may take ``recordLimit`` bytes.
+    mutating func beginRecord(line: Int) {
+        recordStart = delivered
+        recordLine = line
+    }
+
+    private func checkRecordLength() throws {
+        if delivered - recordStart > recordLimit { throw RecordTooLong(line: recordLine, limit: recordLimit) }
+    }
+
     /// The encoding in use (after looking at the byte-order mark).
     var activeEncoding: Encoding { encoding }
 
@@ -238,6 +270,8 @@ struct ByteSource {
     mutating func next() throws -> UInt8? {
         if position >= buffer.count { try fill() }
         guard position < buffer.count else { return nil }
+        delivered += 1
+        if delivered - recordStart > recordLimit { try checkRecordLength() }
         defer { position += 1 }
         return buffer[position]
     }
@@ -261,11 +295,15 @@ struct ByteSource {
             }
             if let found {
                 bytes.append(contentsOf: buffer[position..<found.at])
+                delivered += found.at + 1 - position
                 position = found.at + 1
+                try checkRecordLength()
                 return found.stop
             }
             bytes.append(contentsOf: buffer[position...])
+            delivered += buffer.count - position
             position = buffer.count
+            try checkRecordLength()
         }
     }
 

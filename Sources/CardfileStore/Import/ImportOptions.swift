@@ -54,12 +54,18 @@ public struct ImportOptions: Sendable {
     /// Make the table when it is missing, with column types inferred from the whole file
     /// (see ``TableCreator``).
     public var create: Bool
+    /// The most bytes one record (and so any field) may take before the import stops with
+    /// an error naming its line: an endless input (`/dev/zero`) is stopped, not swallowed.
+    public var maxRecordBytes: Int
+    /// 512 MiB: a real 200 MB field imports; SQLite stores no value above 1 GB anyway.
+    public static let defaultMaxRecordBytes = 512 << 20
 
     public init(
         table: String, format: Format? = nil, delimiter: UInt8? = nil, header: Bool = true, encoding: Encoding? = nil,
         ignoreUnknown: Bool = false, emptyAsText: Bool = false, mode: Mode = .insert, onError: OnError = .skip,
-        atomic: Bool = false, batchSize: Int = 5_000, create: Bool = false
+        atomic: Bool = false, batchSize: Int = 5_000, create: Bool = false, maxRecordBytes: Int = ImportOptions.defaultMaxRecordBytes
     ) {
+        self.maxRecordBytes = max(1, maxRecordBytes)
         self.table = table
         self.format = format
         self.delimiter = delimiter

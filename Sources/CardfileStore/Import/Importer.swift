@@ -160,17 +160,25 @@ public final class Importer {
     }
 
     /// Opens `path` and the reader its format (given, or from its extension) needs.
+    ///
+    /// The input is opened and read exactly once, so a FIFO, `/dev/stdin` and `-` (standard
+    /// input) work: the delimiter is sniffed from the first block the reader already holds.
     static func open(_ path: String, options: ImportOptions) throws(ImportError) -> (FileHandle, RecordSource, totalBytes: Int) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw .cannotRead(path: path, reason: FileManager.default.fileExists(atPath: path) ? "permission denied" : "no such file")
+        var info = stat()
+        let exists = path == "-" || stat(path, &info) == 0
+        if exists, path != "-", info.st_mode & S_IFMT == S_IFDIR { throw .cannotRead(path: path, reason: "it is a folder, not a file") }
+        let format: ImportOptions.Format
+        if let given = options.format { format = given } else if path == "-" { format = .csv } else { format = try Self.format(of: path) }
+        guard let handle = path == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: path) else {
+            throw .cannotRead(path: path, reason: exists ? String(cString: strerror(errno)) : "no such file")
         }
-        let totalBytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        // A regular file's size gives the progress a fraction; a pipe has none.
+        let totalBytes = path != "-" && info.st_mode & S_IFMT == S_IFREG ? Int(info.st_size) : 0
         do {
-            let format: ImportOptions.Format
-            if let given = options.format { format = given } else { format = try Self.format(of: path) }
-            let source = try ByteSource(handle: handle, encoding: options.encoding.map { ByteSource.Encoding(rawValue: $0.rawValue)! })
+            let source = try ByteSource(handle: handle, encoding: options.encoding.map { ByteSource.Encoding(rawValue: $0.rawValue)! },
+                                        recordLimit: options.maxRecordBytes)
             switch format {
-            case .csv: return (handle, .csv(CSVReader(source: source, delimiter: options.delimiter ?? Self.detectDelimiter(path))), totalBytes)
+            case .csv: return (handle, .csv(CSVReader(source: source, delimiter: options.delimiter ?? Self.detectDelimiter(source.firstBlock))), totalBytes)
             case .tsv: return (handle, .csv(CSVReader(source: source, delimiter: options.delimiter ?? 0x09)), totalBytes)
             case .jsonl: return (handle, .json(JSONRecordReader(source: source, layout: .lines)), totalBytes)
             case .json: return (handle, .json(JSONRecordReader(source: source, layout: .array)), totalBytes)
@@ -194,10 +202,8 @@ public final class Importer {
         }
     }
 
-    /// The delimiter the first line uses most, outside quotes: `,`, `;`, `|` or a tab.
-    static func detectDelimiter(_ path: String) -> UInt8 {
-        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.read(upToCount: 1 << 16) else { return 0x2C }
-        try? handle.close()
+    /// The delimiter the first line of `data` uses most, outside quotes: `,`, `;`, `|` or a tab.
+    static func detectDelimiter(_ data: [UInt8]) -> UInt8 {
         var counts: [UInt8: Int] = [0x2C: 0, 0x3B: 0, 0x7C: 0, 0x09: 0]
         var quoted = false
         for byte in data {

@@ -38,6 +38,7 @@ struct JSONRecordReader {
         while true {
             guard try source.peek() != nil else { return nil }
             let start = line
+            source.beginRecord(line: start)
             var bytes: [UInt8] = []
             while let byte = try source.next() {
                 if byte == 0x0A {
@@ -80,6 +81,7 @@ struct JSONRecordReader {
             return .problem("an element of the array is not an object", line: start)
         }
         // The object's bytes: up to its matching brace, strings and escapes respected.
+        source.beginRecord(line: start)
         var bytes: [UInt8] = []
         var depth = 0
         var inString = false

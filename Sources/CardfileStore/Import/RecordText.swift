@@ -39,3 +39,18 @@ public enum RecordText {
         return String(decoding: out, as: UTF8.self)
     }
 }
+
+/// A number of bytes in words: `512 MiB`, `1.5 KiB`, `300 bytes`.
+enum ValueSize {
+    static func words(_ bytes: Int) -> String {
+        let units = ["bytes", "KiB", "MiB", "GiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) bytes" }
+        return value == value.rounded() ? "\(Int(value)) \(units[unit])" : "\((value * 10).rounded() / 10) \(units[unit])"
+    }
+}
