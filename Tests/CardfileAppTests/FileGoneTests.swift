@@ -32,7 +32,7 @@ struct EditorFileGoneTests {
 
         // The poll notices within a poll interval, long before the autosave is due.
         try harness.advance(.milliseconds(100))
-        #expect(harness.messageLine.contains("The file was replaced"), "\(harness.messageLine)")
+        #expect(harness.messageLine.contains("File replaced: :saveas FILE keeps your edits"), "\(harness.messageLine)")
         #expect(harness.statusLine.contains("file replaced: not saved"))
         try harness.advance(.seconds(3))   // the autosave falls due and is refused
         try harness.press(.control("s"))
@@ -67,7 +67,7 @@ struct EditorFileGoneTests {
         let harness = try AppHarness()
         #expect(unlink(harness.path) == 0)
         try harness.advance(.milliseconds(100))
-        #expect(harness.messageLine.contains("The file was deleted"))
+        #expect(harness.messageLine.contains("File deleted: :saveas FILE keeps your edits"))
         #expect(harness.statusLine.contains("file deleted: not saved"))
         try harness.press(.char("q"))
         #expect(harness.screen.contains("File deleted"))

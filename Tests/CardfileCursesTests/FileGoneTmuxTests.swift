@@ -23,7 +23,7 @@ struct FileGoneTmuxTests {
         let newcomer = folder + "/newcomer.sqlite"
         _ = try EditorTmuxTests.sqlite(newcomer, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('theirs'); PRAGMA journal_mode = WAL;")
         #expect(rename(newcomer, database) == 0)
-        try session.waitFor { $0.contains("The file was replaced") && $0.contains("file replaced: not saved") }
+        try session.waitFor { $0.contains("File replaced: :saveas FILE keeps your edits") && $0.contains("file replaced: not saved") }
         // An edit after the swap: the autosave is refused, the edit stays on screen.
         try session.send(literal: " pending")
         Thread.sleep(forTimeInterval: 1.5)
@@ -65,7 +65,7 @@ struct FileGoneTmuxTests {
         let newcomerBytes = try #require(FileManager.default.contents(atPath: newcomer))
         #expect(rename(newcomer, database) == 0)
         try session.send(literal: " pending")
-        try session.waitFor { $0.contains("The file was replaced") }
+        try session.waitFor { $0.contains("File replaced: :saveas") }
         try session.send(keys: ["C-q"])
         try session.waitFor { $0.contains("File replaced") && $0.contains("Quit without a copy?") }
         try session.send(literal: "q")

@@ -10,6 +10,12 @@ extension CardfileApp {
         gone == .replaced ? "The file was replaced: another file now stands at its path." : "The file was deleted."
     }
 
+    /// The message line once the file is gone, the way out first (it must fit 80 columns):
+    /// `File replaced: :saveas FILE keeps your edits (nothing is saved there now).`
+    static func fileGoneNotice(_ gone: FileGone) -> String {
+        "File \(gone == .replaced ? "replaced" : "deleted"): :saveas FILE keeps your edits (nothing is saved there now)."
+    }
+
     /// The editor contexts of the open form and of the forms it was stacked on: where
     /// unsaved edits live.
     var editors: [ObjectContext] {

@@ -36,7 +36,11 @@ extension CardfileApp {
                 show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now)
             }
         case .failed(let message):
-            show("Not saved: \(message)", role: .error, now: now)
+            if let fileGone {
+                notice = Notice(text: Self.fileGoneNotice(fileGone), role: .error, expires: nil)
+            } else {
+                show("Not saved: \(message)", role: .error, now: now)
+            }
         }
         return outcome
     }

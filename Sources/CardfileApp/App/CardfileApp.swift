@@ -224,8 +224,7 @@ public final class CardfileApp {
         nextPoll = now + Self.pollInterval
         if fileGone == nil, let gone = container.checkFile() {
             fileGone = gone
-            notice = Notice(text: Self.fileGoneSentence(gone) + " Nothing more is saved there; your edits are kept. :saveas FILE saves a copy with them.",
-                            role: .error, expires: nil)
+            notice = Notice(text: Self.fileGoneNotice(gone), role: .error, expires: nil)
         }
         guard fileGone == nil else { return }
         do {
