@@ -6,15 +6,26 @@ import Testing
 /// saved elsewhere with `:saveas`.
 @Suite("File gone under the editor in tmux", .serialized)
 struct FileGoneTmuxTests {
-    @Test func movedOverThenSavedElsewhere() throws {
+    /// The editor on authors with autosave at 1 s, record 1's form open and one edit saved
+    /// (in the log, not yet in the file).
+    private func editorWithASavedEdit() throws -> (TmuxSession, String) {
         let (session, database) = try EditorTmuxTests.editor(rows: 50, table: "authors", width: 120, arguments: ["--autosave", "1"])
+        do {
+            try session.waitFor { $0.contains("row 1 of") }
+            try session.send(keys: ["Enter"])
+            try session.waitFor { $0.contains("authors › 1") }
+            try session.send(literal: " saved")
+            try session.waitFor { $0.contains("saved ") && !$0.contains("modified") }
+        } catch {
+            session.close()
+            throw error
+        }
+        return (session, database)
+    }
+
+    @Test func movedOverThenSavedElsewhere() throws {
+        let (session, database) = try editorWithASavedEdit()
         defer { session.close() }
-        try session.waitFor { $0.contains("row 1 of") }
-        // One edit saved (in the log, not yet in the file), one pending.
-        try session.send(keys: ["Enter"])
-        try session.waitFor { $0.contains("authors › 1") }
-        try session.send(literal: " saved")
-        try session.waitFor { $0.contains("saved ") && !$0.contains("modified") }
         try session.send(keys: ["Escape"])
         try session.send(keys: ["Down", "Enter"])
         try session.waitFor { $0.contains("authors › 2") }
@@ -52,13 +63,8 @@ struct FileGoneTmuxTests {
     }
 
     @Test func replacedNewcomerIsByteForByteUnchangedAfterTheEditorQuits() throws {
-        let (session, database) = try EditorTmuxTests.editor(rows: 50, table: "authors", width: 120, arguments: ["--autosave", "1"])
+        let (session, database) = try editorWithASavedEdit()
         defer { session.close() }
-        try session.waitFor { $0.contains("row 1 of") }
-        try session.send(keys: ["Enter"])
-        try session.waitFor { $0.contains("authors › 1") }
-        try session.send(literal: " saved")
-        try session.waitFor { $0.contains("saved ") && !$0.contains("modified") }
         let folder = (database as NSString).deletingLastPathComponent
         let newcomer = folder + "/newcomer.sqlite"
         _ = try EditorTmuxTests.sqlite(newcomer, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('theirs');")
