@@ -75,7 +75,8 @@ final class Checkpointer: @unchecked Sendable {
                 var configuration = Configuration()
                 configuration.label = "cardfile.checkpointer"
                 configuration.busyMode = .timeout(1)
-                configuration.prepareDatabase { _ in try self.watch.refuseIfGone() }
+                let watch = self.watch   // (not self: the connection must not keep its owner alive)
+                configuration.prepareDatabase { _ in try watch.refuseIfGone() }
                 connection = try DatabaseQueue(path: path, configuration: configuration)
             }
             try connection?.writeWithoutTransaction { db in

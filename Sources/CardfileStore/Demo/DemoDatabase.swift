@@ -86,8 +86,17 @@ public enum DemoDatabase {
         } catch {
             throw StoreError.directoryMissing(path: path)
         }
-        let temporary = folder + "/.\(PathText.name(of: path)).\(UUID().uuidString.prefix(8)).part"
-        func removeTemporary() { for suffix in ["", "-wal", "-shm"] { unlink(temporary + suffix) } }
+        // Written like every other file: in a temporary file beside `path`, moved into place
+        // when complete. (What stands there was checked above.)
+        let output = try OutputFile(path: path, replacing: true, protecting: [])
+        guard let temporary = output.temporaryPath else {
+            output.discard()
+            throw StoreError.outputRefused(path: path, .notADemo(what: "a special file"))
+        }
+        func removeTemporary() {
+            output.discard()
+            for suffix in ["-wal", "-shm"] { unlink(temporary + suffix) }
+        }
         do {
             let queue = try DatabaseQueue(path: temporary)
             try queue.writeWithoutTransaction { db in
@@ -110,11 +119,7 @@ public enum DemoDatabase {
         }
         // The earlier demo's log must not be applied to the new file.
         for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            removeTemporary()
-            throw StoreError.outputRefused(path: path, .cannotWrite(reason))
-        }
+        try output.commit()
     }
 
     /// Marks a file as a Cardfile demo (`PRAGMA application_id`), so `cardfile demo` knows

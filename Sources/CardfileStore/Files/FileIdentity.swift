@@ -21,14 +21,6 @@ public struct FileIdentity: Hashable, Sendable {
         inode = UInt64(info.st_ino)
     }
 
-    /// Whether `path` is the SQLite database at `database` or one of the files that go with
-    /// it (its WAL, shared memory or rollback journal), by identity, so links and other
-    /// spellings of the same file count.
-    public static func isDatabaseFile(_ path: String, database: String) -> Bool {
-        guard let target = FileIdentity(path: path) else { return false }
-        return databaseFiles(of: database).contains(target)
-    }
-
     /// The identities of the database at `database` and of the files that go with it, for
     /// those that exist.
     public static func databaseFiles(of database: String) -> Set<FileIdentity> {
