@@ -75,7 +75,8 @@ let package = Package(
         .target(name: "CardfileTestSupport", path: "Tests/CardfileTestSupport"),
         .testTarget(
             name: "CardfileStoreTests",
-            dependencies: ["CardfileStore", "CardfileTestSupport"]
+            dependencies: ["CardfileStore", "CardfileTestSupport"],
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "CardfileTerminalTests",

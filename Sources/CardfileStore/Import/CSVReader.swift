@@ -72,15 +72,12 @@ struct CSVReader {
         record.removeAll()
         var fieldStart = 0
         var quoted = false
-        /// For a quoted field: where the record's bytes ended when its closing quote came.
-        var closedAt = -1
 
         func finishField() {
             record.ends.append(record.bytes.count)
             record.quoted.append(quoted)
             fieldStart = record.bytes.count
             quoted = false
-            closedAt = -1
         }
 
         while true {
@@ -90,34 +87,47 @@ struct CSVReader {
                 break
             }
             if stop == UInt8(ascii: "\"") {
-                guard record.bytes.count == fieldStart, !quoted else {
-                    // A quote inside an unquoted field is data, as most tools take it.
+                guard record.bytes.count == fieldStart else {
+                    // A quote inside an unquoted field is data, as Python's strict reader takes it.
                     record.bytes.append(stop)
                     continue
                 }
-                // A quoted field: up to the closing quote; "" is a quote inside.
                 quoted = true
-                var closed = false
-                while let end = try source.append(into: &record.bytes, until: UInt8(ascii: "\""), 0x0A, UInt8(ascii: "\"")) {
-                    if end == 0x0A {
-                        line += 1
-                        record.bytes.append(end)
-                        continue
-                    }
-                    if try source.peek() == UInt8(ascii: "\"") {
-                        _ = try source.next()
-                        record.bytes.append(end)
-                    } else {
-                        closed = true
-                        break
+                let quoteLine = line
+                guard try readQuoted(into: &record) else {
+                    // The quote never closes. Only this record is lost: reading goes on from
+                    // the line after the one the quote opened on, not from the file's end.
+                    if source.replay() { line = quoteLine + 1 }
+                    return .problem("field \(record.count + 1): unterminated quote (opened on line \(quoteLine), it never closes)", line: startLine)
+                }
+                // RFC 4180: after the closing quote comes a delimiter, the line's end or the
+                // file's end. Anything else is an error, never quietly kept.
+                guard let after = try source.next() else {
+                    finishField()
+                    break
+                }
+                if after == delimiter {
+                    finishField()
+                    continue
+                }
+                var end = after
+                if end == 0x0D {
+                    switch try source.peek() {
+                    case 0x0A?: end = try source.next()!
+                    case nil: end = 0x0A                           // CR as the file's last byte
+                    default: break
                     }
                 }
-                if !closed {
-                    return .problem("unterminated quote (the field opened on line \(startLine) never closes)", line: startLine)
+                if end == 0x0A {
+                    line += 1
+                    finishField()
+                    break
                 }
-                closedAt = record.bytes.count
-                // Anything between the closing quote and the delimiter is kept, as most tools do.
-                continue
+                let field = record.count + 1
+                try skipRestOfLine(after: after)
+                return .problem(
+                    "field \(field): \(Self.describe(after)) follows the closing quote (a quote inside a quoted field is written twice: \"\")",
+                    line: startLine)
             }
             if stop == delimiter {
                 finishField()
@@ -125,7 +135,7 @@ struct CSVReader {
             }
             // A line feed ends the record (CRLF too; a CR inside quotes is data).
             line += 1
-            if record.bytes.count > fieldStart, record.bytes.last == 0x0D, !quoted || record.bytes.count == closedAt + 1 {
+            if record.bytes.count > fieldStart, record.bytes.last == 0x0D {
                 record.bytes.removeLast()
             }
             finishField()
@@ -133,6 +143,55 @@ struct CSVReader {
         }
         if let problem = record.problem() { return .problem(problem, line: startLine) }
         return .record(line: startLine)
+    }
+
+    /// Reads a quoted field's text, after its opening quote, up to and including the closing
+    /// quote; `""` is a quote inside. False when the input ends first. From the field's first
+    /// line feed on, the source keeps a copy of what it delivers, so that an unclosed quote
+    /// can hand those lines back (see ``ByteSource/replay()``); a closed field drops the copy.
+    private mutating func readQuoted(into record: inout CSVRecord) throws -> Bool {
+        while let end = try source.append(into: &record.bytes, until: UInt8(ascii: "\""), 0x0A, UInt8(ascii: "\"")) {
+            if end == 0x0A {
+                line += 1
+                record.bytes.append(end)
+                source.startKeeping()
+                continue
+            }
+            guard try source.peek() == UInt8(ascii: "\"") else {
+                source.stopKeeping()
+                return true
+            }
+            _ = try source.next()
+            record.bytes.append(end)
+        }
+        return false
+    }
+
+    /// After a malformed record: skips to the end of its line, so the next record starts on
+    /// the next line.
+    private mutating func skipRestOfLine(after byte: UInt8) throws {
+        if byte == 0x0A {
+            line += 1
+            return
+        }
+        var discarded: [UInt8] = []
+        while let stop = try source.append(into: &discarded, until: 0x0A, 0x0A, 0x0A) {
+            if stop == 0x0A {
+                line += 1
+                return
+            }
+        }
+    }
+
+    /// A byte as a message names it.
+    static func describe(_ byte: UInt8) -> String {
+        switch byte {
+        case 0x09: return "a tab"
+        case 0x0D: return "a carriage return without a line feed"
+        case 0x20: return "a space"
+        case 0x21...0x7E: return "`\(Character(Unicode.Scalar(byte)))`"
+        default: return String(format: "the byte 0x%02X", byte)
+        }
     }
 }
 
@@ -228,6 +287,8 @@ struct ByteSource {
     private var recordLine = 1
     /// The first block of the input, for sniffing (a delimiter) without reading it twice.
     private(set) var firstBlock: [UInt8] = []
+    /// While set, a copy of every byte delivered (see ``startKeeping()``).
+    private var kept: [UInt8]?
 
     init(handle: FileHandle, encoding: Encoding?, recordLimit: Int = ImportOptions.defaultMaxRecordBytes) throws {
         self.handle = handle
@@ -259,6 +320,28 @@ struct ByteSource {
         if delivered - recordStart > recordLimit { throw RecordTooLong(line: recordLine, limit: recordLimit) }
     }
 
+    /// From here on, keeps a copy of what is delivered, until ``stopKeeping()``; a no-op when
+    /// already keeping. Only a quoted field that spans lines keeps anything, so the common
+    /// path copies nothing.
+    mutating func startKeeping() {
+        if kept == nil { kept = [] }
+    }
+
+    mutating func stopKeeping() {
+        kept = nil
+    }
+
+    /// Hands back what was kept: it is delivered again, ahead of the unread input. False when
+    /// nothing was being kept.
+    mutating func replay() -> Bool {
+        guard let kept else { return false }
+        self.kept = nil
+        buffer = kept + buffer[position...]
+        position = 0
+        delivered -= kept.count
+        return true
+    }
+
     /// The encoding in use (after looking at the byte-order mark).
     var activeEncoding: Encoding { encoding }
 
@@ -273,6 +356,7 @@ struct ByteSource {
         delivered += 1
         if delivered - recordStart > recordLimit { try checkRecordLength() }
         defer { position += 1 }
+        kept?.append(buffer[position])
         return buffer[position]
     }
 
@@ -295,12 +379,14 @@ struct ByteSource {
             }
             if let found {
                 bytes.append(contentsOf: buffer[position..<found.at])
+                kept?.append(contentsOf: buffer[position...found.at])
                 delivered += found.at + 1 - position
                 position = found.at + 1
                 try checkRecordLength()
                 return found.stop
             }
             bytes.append(contentsOf: buffer[position...])
+            kept?.append(contentsOf: buffer[position...])
             delivered += buffer.count - position
             position = buffer.count
             try checkRecordLength()
