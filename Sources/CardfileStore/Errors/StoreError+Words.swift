@@ -90,7 +90,11 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             case .text: wanted = "text"
             case .blob: wanted = "a value"
             }
-            sentence = "\(field) must be \(wanted)\(shownValue(failure.value).map { "; \($0) is not" } ?? "")."
+            if case .text(let text)? = failure.value, case .failure(let refusal) = affinity.number(from: text), refusal != .notANumber, refusal != .notWhole {
+                sentence = "\(field) must be \(wanted); \(shownValue(failure.value) ?? "it") \(refusal.words)."
+            } else {
+                sentence = "\(field) must be \(wanted)\(shownValue(failure.value).map { "; \($0) is not" } ?? "")."
+            }
         case .notANumber:
             sentence = "\(field) is not a number (NaN), which the database cannot store."
         case .length(let min, let max):
@@ -178,5 +182,27 @@ extension StoreError: CustomStringConvertible, LocalizedError {
 
     private static func folder(of path: String) -> String {
         PathText.folder(of: path)
+    }
+}
+
+extension Affinity.NumberRefusal {
+    /// What is wrong with the number, after the number itself: “1e400” *is too large for a
+    /// REAL (…)*. The two plain refusals depend on the column (see ``words(for:)``).
+    public var words: String {
+        switch self {
+        case .notANumber: "is not a number"
+        case .notWhole: "is not a whole number"
+        case .beyondInteger: "is beyond a 64-bit integer (a REAL would round it; a column without a type keeps it as text)"
+        case .tooLarge: "is too large for a REAL (the largest is about 1.8e308)"
+        case .tooSmall: "is too small for a REAL (it would be stored as 0)"
+        }
+    }
+
+    /// The words for a column of `affinity`: an INTEGER column asks for a whole number.
+    public func words(for affinity: Affinity) -> String {
+        switch self {
+        case .notANumber, .notWhole: affinity == .integer ? Self.notWhole.words : Self.notANumber.words
+        default: words
+        }
     }
 }

@@ -73,8 +73,10 @@ struct ColumnMapping {
                     continue
                 }
                 let text = record.text(of: field)
-                guard let number = affinity.coerce(text) else { return .failure(Self.notANumber(text, table.columns[target])) }
-                values.append(number)
+                switch affinity.number(from: text) {
+                case .success(let number): values.append(number)
+                case .failure(let refusal): return .failure(Self.refused(text, refusal, table.columns[target]))
+                }
             case .text:
                 values.append(.text(record.text(of: field)))
             case .blob:
@@ -116,14 +118,16 @@ struct ColumnMapping {
             let column = table.columns[index]
             var coerced = value
             if case .text(let text) = value, [.integer, .real, .numeric].contains(column.affinity) {
-                guard let number = column.affinity.coerce(text) else { return .failure(Self.notANumber(text, column)) }
-                coerced = number
+                switch column.affinity.number(from: text) {
+                case .success(let number): coerced = number
+                case .failure(let refusal): return .failure(Self.refused(text, refusal, column))
+                }
             } else if case .text(let text) = value, column.declaredType.uppercased().contains("BLOB"), let bytes = Data(base64Encoded: text) {
                 // A column declared BLOB takes base64 back as bytes (what an export writes);
                 // in a column without a type, text stays text.
                 coerced = .blob(bytes)
             } else if !column.affinity.accepts(value) {
-                return .failure(Self.notANumber(value.description, column))
+                return .failure(Self.refused(value.description, .notWhole, column))
             }
             columns.append(index)
             values.append(coerced)
@@ -139,21 +143,21 @@ struct ColumnMapping {
         if !field.quoted, field.text.isEmpty { return .success(emptyAsText ? .text("") : .null) }
         switch column.affinity {
         case .integer, .real, .numeric:
-            guard let number = column.affinity.coerce(field.text) else { return .failure(notANumber(field.text, column)) }
-            return .success(number)
+            return column.affinity.number(from: field.text).mapError { refused(field.text, $0, column) }
         case .text:
             return .success(.text(field.text))
         case .blob:
             if field.quoted { return .success(.text(field.text)) }
             if let blob = blob(fromHex: field.text) { return .success(.blob(blob)) }
-            return .success(Affinity.numeric.coerce(field.text) ?? .text(field.text))
+            // Only a number kept exactly becomes one; anything else (`0x10`, 30 digits) stays text.
+            return .success(Affinity.exactNumber(field.text) ?? .text(field.text))
         }
     }
 
-    static func notANumber(_ text: String, _ column: ColumnDescription) -> Problem {
+    /// Why a column refused a value, in a person's words.
+    static func refused(_ text: String, _ refusal: Affinity.NumberRefusal, _ column: ColumnDescription) -> Problem {
         let shown = text.count > 40 ? text.prefix(39) + "…" : text
-        let wanted = column.affinity == .integer ? "a whole number" : "a number"
-        return Problem(column: column.name, reason: "“\(shown)” is not \(wanted)")
+        return Problem(column: column.name, reason: "“\(shown)” \(refusal.words(for: column.affinity))")
     }
 
     /// `\x0aff…` as bytes; nil when the text is not that.

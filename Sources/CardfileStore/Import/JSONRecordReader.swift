@@ -119,37 +119,75 @@ struct JSONRecordReader {
         guard String(validating: bytes, as: UTF8.self) != nil else {
             return .problem("not valid UTF-8 text", line: line)
         }
+        // Numbers are read from their own text, exactly: Foundation makes -2^63 a double,
+        // wraps integers above 2^63, rounds 1e-400 to 0 and refuses 1e400. So each top-level
+        // number is checked against JSON's grammar and handed to Foundation as `0`.
+        let scan = scanTopLevel(bytes)
+        var numbers: [String: Value] = [:]
+        var parseable = bytes
+        for (key, range) in scan.numbers.reversed() {
+            let text = String(decoding: bytes[range], as: UTF8.self)
+            guard let number = number(from: text) else {
+                let shown = text.count > 40 ? text.prefix(39) + "…" : Substring(text)
+                return .problem("not valid JSON (“\(shown)” is not a JSON number)", line: line)
+            }
+            if numbers[key] == nil { numbers[key] = number }
+            parseable.replaceSubrange(range, with: [0x30])
+        }
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+            parsed = try JSONSerialization.jsonObject(with: Data(parseable), options: [.fragmentsAllowed])
         } catch {
             return .problem("not valid JSON", line: line)
         }
         guard let object = parsed as? [String: Any] else { return .problem("a JSON value that is not an object", line: line) }
         // In the file's order (Foundation's dictionary has none): a created table's columns
-        // follow it. Numbers are read from their own text: Foundation makes -2^63 a double
-        // and wraps integers above 2^63.
-        let scan = scanTopLevel(bytes)
+        // follow it.
         let order = Dictionary(scan.keys.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let pairs = object.map { ($0.key, scan.numbers[$0.key].flatMap(number(from:)) ?? value(of: $0.value)) }.sorted {
+        let pairs = object.map { ($0.key, numbers[$0.key] ?? value(of: $0.value)) }.sorted {
             let (left, right) = (order[$0.0] ?? Int.max, order[$1.0] ?? Int.max)
             return left != right ? left < right : $0.0 < $1.0
         }
         return .record(pairs, line: line)
     }
 
-    /// A JSON number's text as a value: an integer when it has no fraction or exponent and
-    /// fits in 64 bits, else a real.
+    /// A JSON number's text as a value, never rounded: an integer when it is written as one
+    /// and fits in 64 bits, a real when a double holds it exactly, else its text (which a
+    /// number column then takes or refuses by its own rule, and an untyped column keeps).
+    /// nil when the text is not a JSON number.
     static func number(from text: String) -> Value? {
-        if !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }), let int = Int64(text) { return .integer(int) }
-        return Double(text).map(Value.real)
+        guard isJSONNumber(text.utf8) else { return nil }
+        return Affinity.exactNumber(text) ?? .text(text)
+    }
+
+    /// JSON's number grammar: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    static func isJSONNumber(_ bytes: String.UTF8View) -> Bool {
+        var rest = bytes[...]
+        func digits() -> Int {
+            let count = rest.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            rest = rest.dropFirst(count)
+            return count
+        }
+        if rest.first == UInt8(ascii: "-") { rest = rest.dropFirst() }
+        let whole = rest.first == 0x30 ? 1 : 0
+        if whole == 1 { rest = rest.dropFirst() } else if digits() == 0 { return false }
+        if rest.first == UInt8(ascii: ".") {
+            rest = rest.dropFirst()
+            if digits() == 0 { return false }
+        }
+        if let marker = rest.first, marker == UInt8(ascii: "e") || marker == UInt8(ascii: "E") {
+            rest = rest.dropFirst()
+            if let sign = rest.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { rest = rest.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return rest.isEmpty
     }
 
     /// The keys of the object `bytes` holds, in the order they are written (nested objects'
-    /// keys left out), and the text of each number value.
-    static func scanTopLevel(_ bytes: [UInt8]) -> (keys: [String], numbers: [String: String]) {
+    /// keys left out), and where each number value is, in order.
+    static func scanTopLevel(_ bytes: [UInt8]) -> (keys: [String], numbers: [(key: String, range: Range<Int>)]) {
         var keys: [String] = []
-        var numbers: [String: String] = [:]
+        var numbers: [(key: String, range: Range<Int>)] = []
         var depth = 0
         var index = 0
         var expectingKey = false
@@ -159,7 +197,7 @@ struct JSONRecordReader {
             if afterColon, depth == 1, byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39), let key = keys.last {
                 var end = index
                 while end < bytes.count, bytes[end] != UInt8(ascii: ","), bytes[end] != UInt8(ascii: "}"), bytes[end] > 0x20 { end += 1 }
-                numbers[key] = String(decoding: bytes[index..<end], as: UTF8.self)
+                numbers.append((key, index..<end))
                 afterColon = false
                 index = end
                 continue

@@ -9,7 +9,8 @@ import GRDB
 /// - a column whose values are all whole numbers is INTEGER; numbers with a fraction or an
 ///   exponent make it REAL; `\x…` hex fields (what an export writes for blobs) make it BLOB;
 /// - anything else, a quoted field (an export quotes every text value), a number with a
-///   leading zero or a plus sign (a code, not a quantity), or no value at all make it TEXT;
+///   leading zero or a plus sign (a code, not a quantity), a number a REAL would round, or
+///   no value at all make it TEXT;
 /// - the table has no declared key: rows get SQLite's rowid.
 public enum TableCreator {
     /// What was made: the statement run, and the columns with their types.
@@ -159,9 +160,10 @@ public enum TableCreator {
             return Int64(text) != nil
         }
 
-        /// `-1.5`, `0.25`, `3e8`: a finite number whose whole part has no leading zero.
+        /// `-1.5`, `0.25`, `3e8`: a number a REAL holds exactly (see
+        /// ``Affinity/exactNumber(_:)``) whose whole part has no leading zero.
         static func isPlainReal(_ text: String) -> Bool {
-            guard let double = Double(text), double.isFinite else { return false }
+            guard case .real? = Affinity.exactNumber(text) else { return false }
             guard text.allSatisfy({ $0.isASCII && ($0.isNumber || "-.eE+".contains($0)) }), !text.hasPrefix("+") else { return false }
             let whole = (text.hasPrefix("-") ? text.dropFirst() : Substring(text)).prefix { $0.isNumber }
             return whole.count <= 1 || whole.first != "0"

@@ -38,10 +38,8 @@ public enum Affinity: String, Hashable, Sendable {
             return true
         case (.integer, .real(let double)):
             return double.isFinite && double == double.rounded()
-        case (.integer, .text(let text)):
-            return Affinity.integerValue(of: text) != nil
-        case (.numeric, .text(let text)), (.real, .text(let text)):
-            return Affinity.numericValue(of: text) != nil
+        case (.integer, .text(let text)), (.numeric, .text(let text)), (.real, .text(let text)):
+            return coerce(text) != nil
         case (.text, .integer), (.text, .real), (.text, .text):
             return true
         case (.integer, .blob), (.real, .blob), (.numeric, .blob), (.text, .blob):
@@ -61,58 +59,79 @@ public enum Affinity: String, Hashable, Sendable {
             // An integral real is stored as an integer.
             return !(double.isFinite && double == double.rounded() && abs(double) < 9.2e18)
         case (.integer, .text(let text)), (.numeric, .text(let text)), (.real, .text(let text)):
-            // Text that reads as a number is stored as one.
-            return Affinity.numericValue(of: text) == nil
+            // Text that reads as a decimal number is stored as one (SQLite's rule, which
+            // takes spaces around it and leaves `0x10` as text).
+            return DecimalText(Affinity.trimmed(text)) == nil
         case (.real, .integer), (.text, .integer), (.text, .real):
             return false
         }
     }
 
+    /// Why text is not taken as the number a column wants.
+    public enum NumberRefusal: Error, Sendable, Equatable {
+        /// Not a decimal number (`abc`, `0x10`, `inf`).
+        case notANumber
+        /// An INTEGER column, and the number has a fraction.
+        case notWhole
+        /// A whole number beyond 64 bits, which SQLite would round to a REAL.
+        case beyondInteger
+        /// Beyond the largest REAL (about 1.8e308).
+        case tooLarge
+        /// Not 0, but so small that a REAL would hold 0.
+        case tooSmall
+    }
+
     /// Converts text typed by a person to the value this affinity stores: `"1990"` becomes
     /// `.integer(1990)` in an integer or numeric column, `"2.5"` becomes `.real(2.5)`.
-    /// Returns nil when the text is not a number and the column wants one. Empty text is
-    /// returned as empty text; the caller decides whether it means NULL.
+    /// Returns nil when the column wants a number and the text is not one it can hold (see
+    /// ``number(from:)`` for why). A text or untyped column takes the text as it is.
     public func coerce(_ text: String) -> Value? {
         switch self {
-        case .text, .blob:
-            return .text(text)
-        case .integer:
-            if let int = Affinity.integerValue(of: text) { return .integer(int) }
-            return nil
-        case .real:
-            if let number = Affinity.numericValue(of: text) {
-                if case .integer(let int) = number { return .real(Double(int)) }
-                return number
-            }
-            return nil
-        case .numeric:
-            return Affinity.numericValue(of: text)
+        case .text, .blob: return .text(text)
+        case .integer, .real, .numeric: return try? number(from: text).get()
         }
+    }
+
+    /// The number `text` stands for in a number column, never rounded silently:
+    /// - INTEGER: a whole number within 64 bits (`1e3` is 1000); a fraction or a larger number
+    ///   is refused;
+    /// - REAL: the nearest double, as SQLite stores it (about 16 significant digits), but
+    ///   never infinity and never 0 for a number that is not 0;
+    /// - NUMERIC: an integer when written as one (and refused beyond 64 bits), else as REAL.
+    ///
+    /// Spaces and tabs around the number are allowed; hexadecimal, `inf` and `nan` are not
+    /// numbers. A text or untyped column refuses nothing here.
+    public func number(from text: String) -> Result<Value, NumberRefusal> {
+        guard self != .text, self != .blob else { return .success(.text(text)) }
+        if let int = Int64(text) { return .success(self == .real ? .real(Double(int)) : .integer(int)) }
+        guard let decimal = DecimalText(Self.trimmed(text)) else { return .failure(.notANumber) }
+        switch self {
+        case .integer:
+            if let int = decimal.integer { return .success(.integer(int)) }
+            return .failure(decimal.isWhole ? .beyondInteger : .notWhole)
+        case .numeric where !decimal.writtenAsReal:
+            return decimal.integer.map { .success(.integer($0)) } ?? .failure(.beyondInteger)
+        default:
+            return decimal.double.map(Value.real)
+        }
+    }
+
+    /// The number an untyped column keeps for `text`, only when it is kept exactly: an
+    /// integer within 64 bits, or a real whose shortest form reads back as the same number.
+    /// nil otherwise (spaces around it, `0x10`, more digits than a double holds, a number
+    /// beyond 64 bits), and the caller keeps the text.
+    public static func exactNumber(_ text: String) -> Value? {
+        guard let decimal = DecimalText(Substring(text)) else { return nil }
+        if !decimal.writtenAsReal { return decimal.integer.map(Value.integer) }
+        guard case .success(let double) = decimal.double, decimal.isHeldExactly(by: double) else { return nil }
+        return .real(double)
     }
 
     /// Leading and trailing spaces and tabs removed, without Foundation (this runs for every
     /// field of an import).
-    private static func trimmed(_ text: String) -> Substring {
+    static func trimmed(_ text: String) -> Substring {
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
         guard let first = text.firstIndex(where: { !isSpace($0) }), let last = text.lastIndex(where: { !isSpace($0) }) else { return "" }
         return text[first...last]
-    }
-
-    private static func integerValue(of text: String) -> Int64? {
-        if let int = Int64(text) { return int }
-        let trimmed = Self.trimmed(text)
-        if let int = Int64(trimmed) { return int }
-        if let double = Double(trimmed), double.isFinite, double == double.rounded(), abs(double) < 9.2e18 {
-            return Int64(double)
-        }
-        return nil
-    }
-
-    private static func numericValue(of text: String) -> Value? {
-        if let int = Int64(text) { return .integer(int) }
-        let trimmed = Self.trimmed(text)
-        if let int = Int64(trimmed) { return .integer(int) }
-        if let double = Double(trimmed), double.isFinite { return .real(double) }
-        return nil
     }
 }
