@@ -115,7 +115,28 @@ extension CardfileApp {
                 return []
             }
             let label = id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? ""
-            let dialog = Dialog(title: "Delete record", message: "Delete \(list.table.name) \(label)? This is saved at once.",
+            // Counted by a rehearsal of the delete (rolled back), so the question names what
+            // cascades with it; a lock held elsewhere leaves the counts out and says so.
+            var effects: DeletionEffects?
+            var uncounted: String?
+            do {
+                effects = try container.deletionEffects(of: [id], busyTimeout: .milliseconds(50))
+            } catch .validationFailed(let failures) {
+                // The delete would be refused (records refer to this one): no question.
+                let referring = failures.compactMap { failure -> String? in
+                    if case .referenced(let table) = failure.rule { return "“\(table)”" }
+                    return nil
+                }
+                let reason = referring.count == failures.count
+                    ? "records of \(referring.joined(separator: ", ")) refer to \(list.table.name) \(label)."
+                    : failures.map(\.message).joined(separator: " ")
+                show("Not deleted: \(reason)", role: .error, now: now)
+                return []
+            } catch {
+                uncounted = error.message.trimmingCharacters(in: CharacterSet(charactersIn: "."))
+            }
+            let message = DeleteQuestion.message(deleting: "\(list.table.name) \(label)", effects: effects, uncounted: uncounted)
+            let dialog = Dialog(title: "Delete record", message: message,
                                 buttons: [DialogButton("Delete", hotkey: "y", role: .error), DialogButton("Keep", hotkey: "n")],
                                 selected: 1, cancelButton: 1)
             overlay = .dialog(dialog, .deleteRecord(id))

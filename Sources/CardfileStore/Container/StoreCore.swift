@@ -147,6 +147,29 @@ final class StoreCore: Sendable {
         }
     }
 
+    /// Runs `body` in a write transaction that is always rolled back: to learn what a write
+    /// would do (see ``Container/deletionEffects(of:busyTimeout:)``) without doing it. It
+    /// queues and waits like ``write(origin:busyTimeout:bulkTables:_:)``; no event follows.
+    func rehearse<T>(busyTimeout: Duration? = nil, _ body: (Database) throws -> T) throws -> T {
+        guard let writer else { throw StoreError.readOnly(readOnlyReason ?? .requested) }
+        let deadline = busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }
+        guard writeGate.enter(urgentUntil: deadline) else { throw StoreError.busy }
+        defer { writeGate.leave() }
+        if let gone = watch.check() { throw StoreError.fileGone(path: path, gone) }
+        return try writer.writeWithoutTransaction { db in
+            if let busyTimeout { sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(busyTimeout)) }
+            defer {
+                if busyTimeout != nil { sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(defaultBusyTimeout)) }
+            }
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return .rollback
+            }
+            return result!
+        }
+    }
+
     /// Once the file is gone: empties the log into the opened file through the writer and
     /// makes every connection of ours close without a checkpoint (see ``FileWatch``). Done
     /// once; a reader holding the log makes it wait for the next call.

@@ -96,7 +96,9 @@ enum ConstraintMapper {
         let row = try? Row.fetchOne(
             db, sql: "SELECT * FROM \(table.quotedName) WHERE \(table.keyMatchSQL)", arguments: key.statementArguments)
         for child in schema.tables {
-            for foreign in child.foreignKeys where foreign.parentTable.lowercased() == table.name.lowercased() {
+            // Only a key without an action refuses the delete; a cascade or SET NULL does not.
+            for foreign in child.foreignKeys where foreign.parentTable.lowercased() == table.name.lowercased()
+                && (foreign.onDelete == .noAction || foreign.onDelete == .restrict) {
                 let parentColumns = foreign.parentColumns.enumerated().map { $0.element ?? (ownKey.indices.contains($0.offset) ? ownKey[$0.offset] : "rowid") }
                 guard let row else { continue }
                 let parentValues: [Value] = parentColumns.map { Value((row[$0] as DatabaseValue?) ?? .null) }

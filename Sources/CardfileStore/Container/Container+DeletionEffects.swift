@@ -1,0 +1,161 @@
+import GRDB
+
+/// What deleting records does beyond them: the rows that foreign keys (`ON DELETE CASCADE`,
+/// `SET NULL`, `SET DEFAULT`) and triggers delete or change in turn, counted per table.
+public struct DeletionEffects: Hashable, Sendable {
+    /// Rows of `table` that also go.
+    public struct Deleted: Hashable, Sendable {
+        public let table: String
+        public let count: Int
+    }
+
+    /// Rows of `table` that are changed, and the foreign key columns a `SET NULL` or
+    /// `SET DEFAULT` action writes there (empty when only a trigger changes them).
+    public struct Changed: Hashable, Sendable {
+        public let table: String
+        public let count: Int
+        public let columns: [String]
+        public let action: ForeignKeyDescription.Action?
+    }
+
+    /// Other rows deleted, nearest tables first (children before grandchildren). Rows of
+    /// the deleted records' own table count here only beyond the records themselves.
+    public var deleted: [Deleted] = []
+    public var changed: [Changed] = []
+
+    public var isEmpty: Bool { deleted.isEmpty && changed.isEmpty }
+}
+
+extension Container {
+    /// Counts what deleting `ids` would also delete or change, as SQLite itself does it: the
+    /// rows are deleted in a transaction that is rolled back, with temporary triggers
+    /// counting every row deleted or updated in each table a foreign key can reach (every
+    /// table when the file has triggers of its own). Cycles and self-references are counted
+    /// once per row, as SQLite visits them.
+    ///
+    /// Takes the write lock for that moment; waits for another program's lock no longer than
+    /// `busyTimeout` (the container's own wait when nil). Nothing is written.
+    /// - Throws: ``StoreError/busy`` when the lock does not come, ``StoreError/readOnly(_:)``,
+    ///   or another store error.
+    public func deletionEffects(of ids: [ObjectID], busyTimeout: Duration? = nil) throws(StoreError) -> DeletionEffects {
+        let entities = try Set(ids.map(\.table)).sorted().map { (table) throws(StoreError) in try core.entity(table) }
+        guard !entities.isEmpty else { return DeletionEffects() }
+        let schema = core.schema
+        let reach = Self.tablesReached(from: entities.map(\.table.name), in: schema)
+        // Nothing refers to these tables and no trigger can act: only the rows themselves
+        // go, and there is no need for the write lock.
+        let names = Set(entities.map { $0.table.name.lowercased() })
+        let referenced = schema.tables.contains { table in table.foreignKeys.contains { names.contains($0.parentTable.lowercased()) } }
+        guard referenced || schema.hasTriggers else { return DeletionEffects() }
+        return try storeErrors(path: core.path) {
+            do {
+                return try rehearseDeletion(of: ids, entities: entities, reach: reach, busyTimeout: busyTimeout)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                // The delete itself would be refused (a foreign key without an action): say
+                // why now, as the save would.
+                let id = ids[0]
+                let entity = try core.entity(id.table)
+                let failures = try core.read { db in
+                    ConstraintMapper.failures(for: error, id: id, entity: entity, operation: .delete(key: id.primaryKeyValues ?? []),
+                                              db: db, schema: core.schema)
+                }
+                throw StoreError.validationFailed(failures)
+            }
+        }
+    }
+
+    private func rehearseDeletion(
+        of ids: [ObjectID], entities: [Entity], reach: [TableSchema], busyTimeout: Duration?
+    ) throws -> DeletionEffects {
+        try core.rehearse(busyTimeout: busyTimeout) { db in
+            // (Inside a trigger a table cannot be qualified, temp names are found first, and
+            // OR IGNORE does not hold in a foreign key's action, hence NOT EXISTS.)
+            // Rows are counted once each, by key: a row two SET NULLs update is one change,
+            // and a row updated and then deleted is a deletion.
+            try db.execute(sql: """
+                CREATE TEMP TABLE cardfile_gone (k INTEGER, row ANY, PRIMARY KEY (k, row));
+                CREATE TEMP TABLE cardfile_changed (k INTEGER, row ANY, PRIMARY KEY (k, row));
+                """)
+            for (index, table) in reach.enumerated() {
+                let name = table.name.quotedIdentifier
+                let old = Self.rowKey(table, "OLD")
+                try db.execute(sql: """
+                    CREATE TEMP TRIGGER cardfile_effect_d\(index) AFTER DELETE ON main.\(name) BEGIN
+                        INSERT INTO cardfile_gone SELECT \(index), \(old)
+                            WHERE NOT EXISTS (SELECT 1 FROM cardfile_gone WHERE k = \(index) AND row = \(old));
+                        DELETE FROM cardfile_changed WHERE k = \(index) AND row = \(old);
+                    END;
+                    CREATE TEMP TRIGGER cardfile_effect_u\(index) AFTER UPDATE ON main.\(name) BEGIN
+                        INSERT INTO cardfile_changed SELECT \(index), \(old)
+                            WHERE NOT EXISTS (SELECT 1 FROM cardfile_changed WHERE k = \(index) AND row = \(old));
+                    END
+                    """)
+            }
+            var named: [String: Int] = [:]
+            for id in ids {
+                guard let key = id.primaryKeyValues, let entity = entities.first(where: { $0.name == id.table }) else { continue }
+                try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
+                named[entity.table.name, default: 0] += db.changesCount
+            }
+            let counts = try Row.fetchAll(db, sql: """
+                SELECT k, (SELECT count(*) FROM temp.cardfile_gone g WHERE g.k = e.k) AS deleted,
+                          (SELECT count(*) FROM temp.cardfile_changed c WHERE c.k = e.k) AS updated
+                FROM (SELECT k FROM temp.cardfile_gone UNION SELECT k FROM temp.cardfile_changed) e ORDER BY k
+                """)
+            var effects = DeletionEffects()
+            for row in counts {
+                let table = reach[row["k"] as Int]
+                let deleted = (row["deleted"] as Int) - named[table.name, default: 0]
+                if deleted > 0 { effects.deleted.append(.init(table: table.name, count: deleted)) }
+                let updated: Int = row["updated"]
+                guard updated > 0 else { continue }
+                let reached = Set(reach.map { $0.name.lowercased() })
+                let keys = table.foreignKeys.filter {
+                    ($0.onDelete == .setNull || $0.onDelete == .setDefault) && reached.contains($0.parentTable.lowercased())
+                }
+                effects.changed.append(.init(table: table.name, count: updated, columns: keys.flatMap(\.columns),
+                                             action: keys.first?.onDelete))
+            }
+            return effects
+        }
+    }
+
+    /// An expression naming one row of `table` in a trigger (`OLD` or `NEW`): its rowid, or
+    /// its quoted key columns; a row that cannot be told apart counts as new each time.
+    private static func rowKey(_ table: TableSchema, _ prefix: String) -> String {
+        switch table.primaryKey {
+        case .rowidAlias(let column): return "\(prefix).\(column.quotedIdentifier)"
+        case .implicitRowid(let accessor): return "\(prefix).\(accessor)"
+        case .columns(let columns), .withoutRowid(let columns):
+            return columns.map { "quote(\(prefix).\($0.quotedIdentifier))" }.joined(separator: " || ',' || ")
+        case .unidentifiable: return "random()"
+        }
+    }
+
+    /// The tables a delete in `tables` can reach through foreign keys with an action,
+    /// nearest first (the tables themselves, then their children, and so on); every table
+    /// when the file has triggers, which may write anywhere.
+    static func tablesReached(from tables: [String], in schema: DatabaseSchema) -> [TableSchema] {
+        var reached = tables.compactMap { schema.table(named: $0) }
+        var names = Set(reached.map { $0.name.lowercased() })
+        var frontier = names
+        while !frontier.isEmpty {
+            var next: Set<String> = []
+            for child in schema.tables where !names.contains(child.name.lowercased()) {
+                let linked = child.foreignKeys.contains { key in
+                    frontier.contains(key.parentTable.lowercased()) && key.onDelete != .noAction && key.onDelete != .restrict
+                }
+                if linked {
+                    reached.append(child)
+                    next.insert(child.name.lowercased())
+                }
+            }
+            names.formUnion(next)
+            frontier = next
+        }
+        if schema.hasTriggers {
+            reached += schema.tables.filter { !names.contains($0.name.lowercased()) }
+        }
+        return reached
+    }
+}
