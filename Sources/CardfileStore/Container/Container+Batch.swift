@@ -92,7 +92,7 @@ extension Container {
                 let failures = try core.read { db in
                     ConstraintMapper.failures(
                         for: error, id: placeholder, entity: entity,
-                        operation: deleting ? .delete(key: []) : .write(values: Array(repeating: .null, count: entity.columnCount)),
+                        operation: deleting ? .delete(key: []) : .write(values: []),
                         db: db, schema: core.schema)
                 }
                 throw StoreError.validationFailed(failures)

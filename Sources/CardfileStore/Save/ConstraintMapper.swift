@@ -8,6 +8,7 @@ import GRDB
 /// (or, for a delete, the referring children) itself.
 enum ConstraintMapper {
     enum Operation {
+        /// The row's values by column; empty when they are not known (a batch).
         case write(values: [Value])
         case delete(key: [Value])
     }
@@ -19,7 +20,7 @@ enum ConstraintMapper {
         let message = error.message ?? ""
         let detail = message.split(separator: ":", maxSplits: 1).dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
         func value(_ column: String) -> Value? {
-            guard case .write(let values) = operation, let index = table.columnIndex(named: column) else { return nil }
+            guard case .write(let values) = operation, let index = table.columnIndex(named: column), values.indices.contains(index) else { return nil }
             return values[index]
         }
         switch error.extendedResultCode {
@@ -32,6 +33,14 @@ enum ConstraintMapper {
                 objectID: id, field: columns.first, rule: .unique(columns: columns),
                 value: columns.count == 1 ? value(columns[0]) : nil)]
         case .SQLITE_CONSTRAINT_CHECK:
+            // SQLite names the first rule broken; every rule the values break is found by
+            // evaluating each one over them, so one save reports them all.
+            if case .write(let values) = operation, let broken = brokenChecks(table: table, values: values, db: db), !broken.isEmpty {
+                return broken.map { check in
+                    let field = check.columns.first
+                    return ValidationFailure(objectID: id, field: field, rule: .check(expression: check.expression), value: field.flatMap(value))
+                }
+            }
             let check = table.checks.first { $0.name != nil && $0.name == detail }
                 ?? table.checks.first { normalized($0.expression) == normalized(detail) }
             let field = check?.columns.first
@@ -88,6 +97,17 @@ enum ConstraintMapper {
             failures.append(ValidationFailure(objectID: id, field: nil, rule: .foreignKey(parentTable: table.foreignKeys.first?.parentTable ?? "?"), value: nil))
         }
         return failures
+    }
+
+    /// The CHECK rules of `table` that a row of `values` breaks (its expression is false; NULL
+    /// passes, as in SQLite), evaluated in one statement over the values as named columns.
+    /// nil when an expression cannot be evaluated that way.
+    private static func brokenChecks(table: TableSchema, values: [Value], db: Database) -> [CheckConstraint]? {
+        guard !table.checks.isEmpty, values.count == table.columns.count else { return nil }
+        let row = table.quotedColumnNames.map { "? AS \($0)" }.joined(separator: ", ")
+        let tests = table.checks.map { "coalesce(NOT (\($0.expression)), 0)" }.joined(separator: ", ")
+        guard let result = try? Row.fetchOne(db, sql: "SELECT \(tests) FROM (SELECT \(row))", arguments: values.statementArguments) else { return nil }
+        return table.checks.indices.filter { (result[$0] as Int?) == 1 }.map { table.checks[$0] }
     }
 
     private static func referringChildren(id: ObjectID, table: TableSchema, key: [Value], db: Database, schema: DatabaseSchema) -> [ValidationFailure] {
