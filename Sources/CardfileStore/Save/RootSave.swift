@@ -210,7 +210,7 @@ struct RootSave {
                 let statement = try db.cachedStatement(sql: entity.updateSQL(setting: changed, conditional: true, returning: true))
                 if let row = try statement.fetchValueRows(arguments: arguments).first {
                     note.note(updated: item.id)
-                    let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : Array(row[entity.table.keyWidth...])
+                    let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : entity.table.returned(row)
                     return written.map { .stored(item.id, newID: item.id, columns: $0) } ?? .removed(item.id)
                 }
             }
@@ -264,7 +264,7 @@ struct RootSave {
             return .removed(item.id)
         }
         note.note(updated: item.id)
-        let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : Array(row[entity.table.keyWidth...])
+        let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : entity.table.returned(row)
         return written.map { .stored(item.id, newID: item.id, columns: $0) } ?? .removed(item.id)
     }
 
@@ -280,7 +280,7 @@ struct RootSave {
         let permanent = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
         note.note(inserted: permanent)
         if item.id.isTemporary { note.permanentIDs[item.id] = permanent }
-        return .stored(item.id, newID: permanent, columns: Array(row[entity.table.keyWidth...]))
+        return .stored(item.id, newID: permanent, columns: entity.table.returned(row))
     }
 
     /// Writes a row deleted elsewhere back under its old key.
@@ -300,7 +300,7 @@ struct RootSave {
         guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, rowid: rowid))
             .fetchValueRows(arguments: arguments).first else { throw IgnoredInsert() }
         note.note(inserted: item.id)
-        return .stored(item.id, newID: item.id, columns: Array(row[entity.table.keyWidth...]))
+        return .stored(item.id, newID: item.id, columns: entity.table.returned(row))
     }
 
     // MARK: - Conflicts

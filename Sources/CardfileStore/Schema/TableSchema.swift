@@ -84,6 +84,17 @@ public struct TableSchema: Hashable, Sendable {
     /// The number of key values at the start of a row read with ``selectList``.
     var keyWidth: Int { primaryKey.keyExpressions.count }
 
+    /// The column values of a row a write's `RETURNING selectList` gave, as a read gives them:
+    /// RETURNING can hand back a REAL column's whole value (a generated `a * 1.5`) as an
+    /// integer, where a read of the stored row gives a real.
+    func returned(_ row: [Value]) -> [Value] {
+        var values = Array(row[keyWidth...])
+        for index in values.indices where columns.indices.contains(index) && columns[index].affinity == .real {
+            if case .integer(let int) = values[index] { values[index] = .real(Double(int)) }
+        }
+        return values
+    }
+
     /// `key IN (...)` for `count` rows, with the right shape for composite keys.
     func keyInSQL(count: Int) -> String {
         let expressions = primaryKey.keyExpressions
