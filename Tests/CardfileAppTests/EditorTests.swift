@@ -307,6 +307,8 @@ struct EditorTests {
         try harness.advance(.milliseconds(600))
         #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaBCDE")
         #expect(harness.statusLine.contains("saved "))
+        // The busy notice goes with the save that ends it (it lingered for seconds beside "saved").
+        #expect(!harness.messageLine.contains("busy"), "\(harness.messageLine)")
     }
 
     @Test func tablesScreenCountsInTheBackgroundAndOpensATable() throws {

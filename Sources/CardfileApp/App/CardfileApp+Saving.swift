@@ -16,13 +16,14 @@ extension CardfileApp {
         case .saved:
             form.reload()
             form.endUndoRun()
+            if notice?.aboutAFailedSave == true { notice = nil }
             if !quietly { show("Saved.", role: .success, now: now) }
             if let id = form.session.id { try? list?.live.select(id) }
         case .nothingToSave:
             if !quietly { show("Nothing to save.", now: now) }
         case .invalid(let failures):
             form.show(failures)
-            show("Not saved: \(failures.map(\.message).joined(separator: " "))", role: .error, now: now)
+            show("Not saved: \(failures.map(\.message).joined(separator: " "))", role: .error, now: now, aboutAFailedSave: true)
         case .conflict(let conflicts):
             form.refreshMarks()
             let fields = conflicts.flatMap { $0.fields.filter(\.isContested).map(\.name) }
@@ -31,15 +32,15 @@ extension CardfileApp {
             showConflict(conflicts, in: form)
         case .busy:
             if let job = transfer?.job, job.holdsTheLock {
-                show("The database is busy: the all-or-nothing import of \(job.fileName) holds it until it ends. Your edits are kept; saving again shortly.", role: .warning, now: now)
+                show("The database is busy: the all-or-nothing import of \(job.fileName) holds it until it ends. Your edits are kept; saving again shortly.", role: .warning, now: now, aboutAFailedSave: true)
             } else {
-                show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now)
+                show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now, aboutAFailedSave: true)
             }
         case .failed(let message):
             if let fileGone {
                 notice = Notice(text: Self.fileGoneNotice(fileGone), role: .error, expires: nil)
             } else {
-                show("Not saved: \(message)", role: .error, now: now)
+                show("Not saved: \(message)", role: .error, now: now, aboutAFailedSave: true)
             }
         }
         return outcome

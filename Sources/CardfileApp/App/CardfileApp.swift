@@ -140,6 +140,9 @@ public final class CardfileApp {
         let text: String
         let role: Role
         let expires: ContinuousClock.Instant?
+        /// Says a save did not happen (busy, refused): the next save that succeeds clears it,
+        /// quiet autosaves included, so it never outlives the `saved` beside it.
+        var aboutAFailedSave = false
     }
 
     /// How long a notice stays.
@@ -246,8 +249,8 @@ public final class CardfileApp {
         [form?.session.deadline, list?.live.nextDeadline, notice?.expires, nextPoll].compactMap { $0 }.min()
     }
 
-    func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant) {
-        notice = Notice(text: text, role: role, expires: now + Self.noticeTime)
+    func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant, aboutAFailedSave: Bool = false) {
+        notice = Notice(text: text, role: role, expires: now + Self.noticeTime, aboutAFailedSave: aboutAFailedSave)
     }
 
     // MARK: - Screens
