@@ -347,8 +347,9 @@ public final class CursesBackend: Backend {
                 var bytes = [UInt8](repeating: 0, count: 4096)
                 let count = read(inputDescriptor, &bytes, bytes.count)
                 if count <= 0 { return .terminate }           // the terminal went away
-                lastInput = ContinuousClock.now
-                queued += decoder.feed(bytes[0..<count])
+                let now = ContinuousClock.now
+                queued += decoder.feed(bytes[0..<count], afterPause: now - lastInput)
+                lastInput = now
             } else if let delay = decoder.pendingDelay, ContinuousClock.now - lastInput >= delay {
                 queued += decoder.flush()
             }

@@ -1,4 +1,5 @@
 import Testing
+import CardfileTestSupport
 @testable import CardfileTerminal
 
 @Suite("Key decoding")
@@ -70,6 +71,72 @@ struct KeyDecoderTests {
         var events: [Event] = []
         for byte in Array("\u{1B}[200~héllo\u{1B}[201~".utf8) { events += decoder.feed([byte]) }
         #expect(events == [.paste("héllo")])
+    }
+
+    /// A paste whose end marker never comes: keys pressed after a pause end it and are keys
+    /// (they used to be stored as paste text, `[3~`); plain text after a pause stays paste
+    /// text until the idle flush, since pasted text must never turn into commands.
+    @Test func anUnterminatedPasteEndsAtAKeyAfterAPauseOrAtTheIdleFlush() {
+        var decoder = KeyDecoder()
+        var events = decoder.feed(Array("\u{1B}[200~pasted".utf8))
+        events += decoder.feed(Array("\u{1B}[3~".utf8), afterPause: .milliseconds(40))
+        events += decoder.feed(Array("\u{1B}[A\u{1B}[1;5B".utf8), afterPause: .milliseconds(200))
+        #expect(events == [.paste("pasted"), key(.delete), key(.up), key(.down, .control)])
+        #expect(!decoder.hasPending)
+
+        // Without a pause the same bytes are part of the paste's stream.
+        var streaming = KeyDecoder()
+        var streamed = streaming.feed(Array("\u{1B}[200~pasted".utf8))
+        streamed += streaming.feed(Array("\u{1B}[3~more".utf8))
+        streamed += streaming.feed(Array("\u{1B}[3~".utf8), afterPause: .milliseconds(1))
+        streamed += streaming.flush()
+        #expect(streamed == [.paste("pasted[3~more[3~")])
+
+        // Text after a pause is not a key sequence: it stays in the paste until the flush,
+        // after which everything is decoded as keys again.
+        var typed = KeyDecoder()
+        var keys = typed.feed(Array("\u{1B}[200~abc".utf8))
+        keys += typed.feed(Array("dy".utf8), afterPause: .seconds(1))
+        keys += typed.flush()
+        keys += typed.feed(Array("\u{1B}[3~q".utf8))
+        #expect(keys == [.paste("abcdy"), key(.delete), key(.character("q"))])
+        // The end marker after a pause ends the paste as usual.
+        var ended = KeyDecoder()
+        let marker = ended.feed(Array("\u{1B}[200~abc".utf8)) + ended.feed(Array("\u{1B}[201~".utf8), afterPause: .seconds(1))
+        #expect(marker == [.paste("abc")])
+    }
+
+    /// Seeded: an unterminated paste of random text (any reads, no pauses), then random key
+    /// sequences each read after a pause: the paste is the text, and every key is a key.
+    @Test func keysAfterAnUnterminatedPasteAreKeys() {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let sequences: [(String, Event)] = [
+            ("\u{1B}[3~", key(.delete)), ("\u{1B}[A", key(.up)), ("\u{1B}OB", key(.down)), ("\u{1B}[1;5C", key(.right, .control)),
+            ("\u{1B}[15~", key(.function(5))), ("\u{1B}[H", key(.home)), ("\u{1B}[6~", key(.pageDown)),
+        ]
+        let pieces = ["a", "é", "漢", " ", "\n", "[3~", "~", "0", "line\n"]
+        for round in 0..<Fuzz.scaled(300) {
+            let text = (0..<random.next(below: 30)).map { _ in pieces[random.next(below: pieces.count)] }.joined()
+            let bytes = Array(("\u{1B}[200~" + text).utf8)
+            var decoder = KeyDecoder()
+            var events: [Event] = []
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + 1 + random.next(below: 9))
+                events += decoder.feed(bytes[start..<end])
+                start = end
+            }
+            var expected: [Event] = []
+            for index in 0..<(1 + random.next(below: 4)) {
+                let (sequence, event) = sequences[random.next(below: sequences.count)]
+                events += decoder.feed(Array(sequence.utf8), afterPause: .milliseconds(25 + random.next(below: 500)))
+                if index == 0 { expected.append(.paste(text)) }
+                expected.append(event)
+            }
+            events += decoder.flush()
+            #expect(events == expected, "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round): \(text.debugDescription)")
+        }
     }
 
     @Test func mouseReports() {

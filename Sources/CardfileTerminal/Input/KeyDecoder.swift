@@ -13,11 +13,14 @@
 ///   which is then decoded afresh; one longer than ``maximumSequenceLength`` is skipped to its
 ///   final byte without being kept, so no pending sequence grows or costs more than linear time;
 /// - a paste keeps its line breaks (CR and CRLF become LF) and tabs and drops every other
-///   control character; a paste whose end marker never comes ends at ``flush()``, and a long
-///   one arrives in pieces of at most ``pasteChunkBytes``.
+///   control character, and a long one arrives in pieces of at most ``pasteChunkBytes``;
+/// - a paste whose end marker never comes ends at ``flush()`` (after ``pasteIdleDelay`` with
+///   no input), or as soon as a read that follows a pause of ``keyPause`` holds nothing but
+///   whole key sequences (`ESC [3~`): those are keys pressed after it, never pasted text.
 ///
 /// Decoding a stream whole or split into reads anywhere gives the same keys and the same text
-/// (a grapheme cluster split across two reads arrives as two character events).
+/// (a grapheme cluster split across two reads arrives as two character events), as long as
+/// the reads come without pauses.
 ///
 /// A lone ESC is ambiguous (the Escape key, or the start of a sequence still arriving): the
 /// decoder keeps it until more bytes come or the caller, after ``pendingDelay`` with no input,
@@ -53,23 +56,54 @@ public struct KeyDecoder: Sendable {
         return !pending.isEmpty || discardingCSI ? Self.escapeDelay : nil
     }
 
-    /// Decodes `bytes` (appended to anything held back).
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Event] {
-        pending.append(contentsOf: bytes)
-        return decode(final: false)
+    /// The pause before a read after which, inside a paste, a read of nothing but key
+    /// sequences is taken as keys: a terminal writes a paste as one stream.
+    public static let keyPause: Duration = .milliseconds(25)
+
+    /// Decodes `bytes` (appended to anything held back). `pause` is how long no input came
+    /// before them (the caller's clock; zero when unknown).
+    public mutating func feed(_ bytes: some Sequence<UInt8>, afterPause pause: Duration = .zero) -> [Event] {
+        let chunk = Array(bytes)
+        var events: [Event] = []
+        if paste != nil, pause >= Self.keyPause, Self.isOnlyKeySequences(chunk) {
+            events = endPaste()
+        }
+        pending.append(contentsOf: chunk)
+        return events + decode(final: false)
+    }
+
+    /// True when `bytes` are one or more whole escape sequences that decode to keys or mouse
+    /// reports (not the paste's end marker, not a lone ESC, not text).
+    private static func isOnlyKeySequences(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 3, bytes[0] == 0x1B, bytes[1] == UInt8(ascii: "[") || bytes[1] == UInt8(ascii: "O"),
+              !bytes.starts(with: pasteEnd) else { return false }
+        var probe = KeyDecoder()
+        let events = probe.feed(bytes)
+        guard !events.isEmpty, !probe.hasPending else { return false }
+        return events.allSatisfy { event in
+            switch event {
+            case .key(let key): if case .character = key.key { return false } else { return true }
+            case .mouse: return true
+            default: return false
+            }
+        }
+    }
+
+    /// Delivers an unfinished paste as it is, with anything held back as a possible end marker.
+    private mutating func endPaste() -> [Event] {
+        guard var text = paste else { return [] }
+        text.append(contentsOf: pending)
+        pending.removeAll()
+        paste = nil
+        return [.paste(Self.pasteText(text))]
     }
 
     /// Decodes what is held back as if no more bytes were coming: a lone ESC is the Escape
     /// key, an unfinished UTF-8 sequence is U+FFFD, an unfinished paste is delivered as it is.
     public mutating func flush() -> [Event] {
         var events = decode(final: true)
-        if var text = paste {
-            // What was held back as a possible end marker is part of the paste after all.
-            text.append(contentsOf: pending)
-            pending.removeAll()
-            paste = nil
-            events.append(.paste(Self.pasteText(text)))
-        }
+        // What was held back as a possible end marker is part of the paste after all.
+        events += endPaste()
         discardingCSI = false
         discardingIntermediates = false
         return events
