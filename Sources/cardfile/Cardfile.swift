@@ -241,19 +241,15 @@ extension Cardfile {
         func run() throws {
             let options = arguments.options(table: table)
             let file = arguments.file
+            // The table is made by the import itself: with --atomic, in the same transaction
+            // as its rows, so an import that fails or is killed leaves no empty table.
+            var creating: TableCreator.Created?
             if options.create {
-                do {
-                    if let created = try TableCreator.createIfMissing(database: database, file: file, options: options) {
-                        let columns = created.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
-                        Output.warn("Created table \(table) (\(columns)).")
-                    }
-                } catch {
-                    throw fail(error.description)
-                }
+                do { creating = try TableCreator.plan(database: database, file: file, options: options) } catch { throw fail(error.description) }
             }
             let container: Container
             do {
-                container = try Container(path: database, options: StoreOptions(createIfMissing: false))
+                container = try Container(path: database, options: StoreOptions(createIfMissing: options.create))
             } catch {
                 throw fail(error.message)
             }
@@ -279,7 +275,7 @@ extension Cardfile {
             let showProgress = isatty(2) != 0
             let summary: ImportSummary
             do {
-                summary = try Importer(container: container, file: file, options: options).run(
+                summary = try Importer(container: container, file: file, options: options, creating: creating).run(
                     progress: { progress in
                         guard showProgress else { return }
                         FileHandle.standardError.write(Data(("\r" + Self.bar(progress)).utf8))
@@ -292,6 +288,10 @@ extension Cardfile {
                 throw fail(error.description)
             }
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+            if let creating, !summary.rolledBack {
+                let columns = creating.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+                Output.warn("Created table \(table) (\(columns)).")
+            }
             Output.say(summary.sentence)
             for error in summary.errors { Output.say("  " + error.description) }
             if summary.rejected > summary.errors.count {

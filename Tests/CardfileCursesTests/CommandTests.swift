@@ -98,6 +98,42 @@ struct CommandTests {
         #expect(try EditorTmuxTests.sqlite(database, "SELECT email FROM members WHERE name = 'Member \(last)'") == "m\(last)@example.org")
     }
 
+    /// `--create --atomic` makes the table in the import's own transaction: killed mid-way,
+    /// it leaves no table (it used to leave an empty one).
+    @Test func killedAtomicCreatingImportLeavesNoTable() throws {
+        let place = try Workspace(demoRows: 10)
+        defer { place.remove() }
+        let (folder, database, cardfile) = (place.folder, place.database, place.cardfile)
+        let csv = folder.appendingPathComponent("visits.csv").path
+        var text = "name,email,day\n"
+        for index in 0..<400_000 { text += "Visitor \(index),v\(index)@example.org,\(index % 28 + 1)\n" }
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: cardfile)
+        process.arguments = ["import", database, csv, "--table", "visits", "--create", "--atomic", "--batch-size", "1000"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Kill it once its transaction is writing (the log grows), well before the end.
+        let wal = database + "-wal"
+        let deadline = Date().addingTimeInterval(30)
+        func logSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int) ?? 0 }
+        let start = logSize()
+        while logSize() <= start + 256 * 1024, Date() < deadline, process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
+        let wasRunning = process.isRunning
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(wasRunning, "the import ended before it could be killed")
+        #expect(try EditorTmuxTests.sqlite(database, "PRAGMA integrity_check") == "ok")
+        #expect(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM sqlite_master WHERE name = 'visits'") == "0")
+
+        // Run to the end, the same import makes the table and fills it.
+        let said = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "visits", "--create", "--atomic"])
+        #expect(said.contains("Created table visits (name TEXT, email TEXT, day INTEGER)."), "\(said)")
+        #expect(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM visits") == "400000")
+    }
+
     @Test func shellCompletionsOfferTheTablesOfTheDatabaseOnTheLine() throws {
         let place = try Workspace(demoRows: 10)
         defer { place.remove() }

@@ -83,3 +83,26 @@ struct TableCreatorTests {
         #expect(try readDisk(copy, digest) == (try readDisk(path, digest)))
     }
 }
+
+@Suite("Creating import")
+struct CreatingImportTests {
+    /// An atomic import that makes its table makes it in the import's transaction: a bad row
+    /// rolls back the table with the rows. A non-atomic one keeps the table and the good rows.
+    @Test func anAtomicImportThatFailsLeavesNoTable() throws {
+        let fixture = try PeopleFixture()
+        let file = fixture.directory.file("new.csv")
+        try "code,n\na,1\nb,2\n\"c\"x,3\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let atomic = ImportOptions(table: "fresh", atomic: true, create: true)
+        let plan = try #require(try TableCreator.plan(database: fixture.path, file: file, options: atomic))
+        let summary = try Importer(container: fixture.container, file: file, options: atomic, creating: plan).run()
+        #expect(summary.rolledBack && summary.errors.map(\.line) == [4])
+        #expect(try fixture.disk("SELECT count(*) FROM sqlite_master WHERE name = 'fresh'") == 0)
+
+        let kept = ImportOptions(table: "fresh", create: true)
+        let again = try #require(try TableCreator.plan(database: fixture.path, file: file, options: kept))
+        let partial = try Importer(container: fixture.container, file: file, options: kept, creating: again).run()
+        #expect(partial.inserted == 2 && !partial.rolledBack)
+        #expect(try fixture.disk("SELECT group_concat(code || n) FROM fresh") == "a1,b2")
+        #expect(try TableCreator.plan(database: fixture.path, file: file, options: kept) == nil, "the table is there now")
+    }
+}

@@ -16,10 +16,17 @@ public final class Importer {
     private let identity: ContextIdentity
     private var fileName: String { PathText.name(of: path) }
 
-    public init(container: Container, file: String, options: ImportOptions) {
+    /// The table the import makes first (``TableCreator/plan(database:file:options:)``), in
+    /// the import's own transaction when it is atomic.
+    let creating: TableCreator.Created?
+
+    /// An import of `file` into `options.table`; with `creating`, the table is made by the
+    /// import (all or nothing with the rows when the import is atomic).
+    public init(container: Container, file: String, options: ImportOptions, creating: TableCreator.Created? = nil) {
         core = container.core
         path = file
         self.options = options
+        self.creating = creating
         identity = container.core.makeIdentity(name: "import", role: .importer)
     }
 
@@ -34,7 +41,15 @@ public final class Importer {
     /// batches. Both are called on the importing thread.
     public func run(progress: (ImportProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws(ImportError) -> ImportSummary {
         let entity: Entity
-        do { entity = try core.entity(options.table) } catch { throw .store(error) }
+        do {
+            if let creating {
+                entity = try Entity(table: try TableCreator.schema(of: creating, table: options.table), description: nil)
+            } else {
+                entity = try core.entity(options.table)
+            }
+        } catch {
+            throw .store(Self.storeError(error, path: core.path))
+        }
         guard core.writer != nil else { throw .store(.readOnly(core.readOnlyReason ?? .requested)) }
         let (handle, opened, totalBytes) = try Self.open(path, options: options)
         var reader = opened
@@ -58,12 +73,14 @@ public final class Importer {
                 // written batch by batch (memory stays flat, cancel is heard between
                 // batches), rolled back when a row is refused or the import is cancelled.
                 try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
+                    if let creating { try db.execute(sql: creating.sql) }
                     try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
                         try writer.write(rows, db: db)
                     }
                     if summary.rejected > 0 || summary.cancelled { throw AtomicRollback() }
                 }
             } else {
+                if let creating { try core.write(origin: .context(identity)) { db, _ in try db.execute(sql: creating.sql) } }
                 try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
                     try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in try writer.write(rows, db: db) }
                 }

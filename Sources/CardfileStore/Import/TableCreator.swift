@@ -30,23 +30,46 @@ public enum TableCreator {
     /// - Throws: ``ImportError`` when the file cannot be read or has no columns, or the
     ///   database cannot be opened or written.
     public static func createIfMissing(database: String, file: String, options: ImportOptions) throws(ImportError) -> Created? {
-        let queue: DatabaseQueue
+        guard let created = try plan(database: database, file: file, options: options) else { return nil }
         do {
-            queue = try DatabaseQueue(path: database)
-            if try queue.read({ try $0.tableExists(options.table) }) { return nil }
+            let queue = try DatabaseQueue(path: database)
+            defer { try? queue.close() }
+            try queue.write { try $0.execute(sql: created.sql) }
         } catch {
             throw .store(.cannotOpen(path: database, detail: String(describing: error)))
         }
-        defer { try? queue.close() }
+        return created
+    }
+
+    /// What ``createIfMissing(database:file:options:)`` would make, without making it (nor
+    /// the database file): an import then creates the table in its own transaction, so an
+    /// `--atomic` import that fails or is killed leaves no empty table behind.
+    /// - Returns: nil when the table is already there.
+    public static func plan(database: String, file: String, options: ImportOptions) throws(ImportError) -> Created? {
+        if FileManager.default.fileExists(atPath: database) {
+            do {
+                let queue = try DatabaseQueue(path: database, configuration: { var c = Configuration(); c.readonly = true; return c }())
+                defer { try? queue.close() }
+                if try queue.read({ try $0.tableExists(options.table) }) { return nil }
+            } catch {
+                throw .store(.cannotOpen(path: database, detail: String(describing: error)))
+            }
+        }
         let columns = try inferColumns(file: file, options: options)
         let sql = "CREATE TABLE \(options.table.quotedIdentifier) ("
             + columns.map { "\($0.name.quotedIdentifier) \($0.type)" }.joined(separator: ", ") + ")"
-        do {
-            try queue.write { try $0.execute(sql: sql) }
-        } catch {
-            throw .store(.cannotOpen(path: database, detail: String(describing: error)))
-        }
         return Created(sql: sql, columns: columns)
+    }
+
+    /// The table `created` describes, as SQLite reads its statement back (made in a
+    /// database in memory).
+    static func schema(of created: Created, table: String) throws -> TableSchema {
+        let queue = try DatabaseQueue()
+        return try queue.write { db in
+            try db.execute(sql: created.sql)
+            guard let schema = try SchemaReader.read(db).table(named: table) else { throw StoreError.noSuchTable(table) }
+            return schema
+        }
     }
 
     /// The columns `file` describes, with their inferred types, in the file's order.
