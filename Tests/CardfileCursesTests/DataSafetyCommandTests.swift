@@ -125,6 +125,57 @@ struct DataSafetyCommandTests {
 }
 
 /// Imports from inputs that never end or never come, stopped by Ctrl-C.
+/// A WAL-mode database in a folder this process cannot write: opened as a read-only
+/// snapshot (SQLite needs a shared-memory file beside a WAL file, which the folder cannot
+/// hold), or refused with the reason when its log holds changes a snapshot would miss.
+@Suite("A database in a read-only folder")
+struct ReadOnlyFolderTests {
+    /// Runs `cardfile arguments` with `folder` read-only: remounted read-only in a mount
+    /// namespace of its own when running as root (root writes through permissions), else
+    /// with its permissions taken away.
+    static func runWithReadOnlyFolder(_ folder: String, _ cardfile: String, _ arguments: [String], expectStatus: Int32 = 0) throws -> String {
+        if getuid() == 0 {
+            let script = "mount --bind \"$1\" \"$1\" && mount -o remount,ro,bind \"$1\" \"$1\" && shift && exec \"$@\""
+            return try EditorTmuxTests.run("/usr/bin/unshare", ["-m", "sh", "-c", script, "sh", folder, cardfile] + arguments, expectStatus: expectStatus)
+        }
+        chmod(folder, 0o555)
+        defer { chmod(folder, 0o755) }
+        return try EditorTmuxTests.run(cardfile, arguments, expectStatus: expectStatus)
+    }
+
+    @Test func aWALDatabaseOpensAsASnapshotOrSaysWhyNot() throws {
+        let place = try CommandTests.Workspace(demoRows: 20)
+        defer { place.remove() }
+        let folder = place.folder.appendingPathComponent("shelf").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let database = folder + "/library.sqlite"
+        try FileManager.default.copyItem(atPath: place.database, toPath: database)
+        #expect(try EditorTmuxTests.sqlite(database, "PRAGMA journal_mode") == "wal")
+        let output = place.folder.appendingPathComponent("authors.csv").path
+
+        // Clean (no log, no shared memory): export reads it, and the file stays as it was.
+        let before = try Data(contentsOf: URL(fileURLWithPath: database))
+        let said = try Self.runWithReadOnlyFolder(folder, place.cardfile, ["export", database, "--table", "authors", "--output", output])
+        let authors = try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM authors")
+        #expect(said.contains("Exported \(authors) rows"), "\(said)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["library.sqlite"])
+
+        // With changes still in its log and no shared memory, a snapshot would miss them: the
+        // error says so and what to do.
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        writer.arguments = ["sqlite3", database, "PRAGMA wal_autocheckpoint = 0; INSERT INTO authors (name) VALUES ('Late');", ".shell kill -9 $PPID"]
+        try writer.run()
+        writer.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: database + "-shm")
+        let wal = (try FileManager.default.attributesOfItem(atPath: database + "-wal")[.size] as? Int) ?? 0
+        #expect(wal > 0, "the log holds the insert")
+        let refused = try Self.runWithReadOnlyFolder(folder, place.cardfile, ["export", database, "--table", "authors", "--output", output, "--force"], expectStatus: 2)
+        #expect(refused.contains("its log (library.sqlite-wal) holds changes not yet in the file"), "\(refused)")
+    }
+}
+
 @Suite("Imports that never end")
 struct EndlessImportCommandTests {
     private func start(_ cardfile: String, _ arguments: [String]) throws -> (Process, Pipe) {

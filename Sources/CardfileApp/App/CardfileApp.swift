@@ -304,6 +304,7 @@ public final class CardfileApp {
         switch container.readOnlyReason {
         case .requested?: return "opened with --read-only"
         case .fileNotWritable?: return "the file cannot be written"
+        case .snapshotInReadOnlyFolder?: return "a snapshot, the folder is read-only"
         case nil: return nil
         }
     }

@@ -63,6 +63,7 @@ public final class Container: Sendable {
             configuration.foreignKeysEnabled = true
             let writer: DatabasePool?
             let reader: any DatabaseReader
+            var openPath = path
             var checkpointer: Checkpointer?
             if readOnlyReason == nil {
                 let walCheckpointer = Checkpointer(path: path, thresholdPages: options.checkpointThresholdPages, watch: watch)
@@ -81,14 +82,20 @@ public final class Container: Sendable {
             } else {
                 configuration.readonly = true
                 writer = nil
-                reader = try DatabaseQueue(path: path, configuration: configuration)
+                // SQLite reads a WAL-mode file only with a shared-memory file beside it; in a
+                // folder where none can be made, the file is read as an immutable snapshot.
+                if exists, try Self.needsSnapshot(path: path, folder: folder) {
+                    openPath = Self.immutableURI(path)
+                    readOnlyReason = .snapshotInReadOnlyFolder
+                }
+                reader = try DatabaseQueue(path: openPath, configuration: configuration)
             }
             let schema = try reader.read(SchemaReader.read)
             watch.recordOpenedFile()
             core = try StoreCore(
                 path: path, watch: watch, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
                 schema: schema, descriptions: options.entities, checkpointer: checkpointer,
-                busyTimeout: options.busyTimeout)
+                busyTimeout: options.busyTimeout, openPath: openPath)
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -116,6 +123,37 @@ public final class Container: Sendable {
             throw StoreError.emptyFile(path: path)
         }
         guard header == Data("SQLite format 3\u{0}".utf8) else { throw StoreError.notADatabase(path: path) }
+    }
+
+    /// True when `path` is in WAL mode (header byte 18 is 2), has no shared-memory file and
+    /// its folder cannot hold one. A log with changes not yet in the file would be missed by
+    /// a snapshot: that is an error saying so.
+    private static func needsSnapshot(path: String, folder: String) throws(StoreError) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())
+        guard header.count == 20, header[18] == 2 else { return false }
+        let files = FileManager.default
+        guard !files.fileExists(atPath: path + "-shm"), access(folder, W_OK) != 0 || isReadOnlyMount(folder) else { return false }
+        var info = stat()
+        if stat(path + "-wal", &info) == 0, info.st_size > 0 {
+            throw StoreError.cannotOpen(path: path, detail: "it is in WAL mode, its folder is read-only, and its log (\(PathText.name(of: path))-wal) holds changes not yet in the file, which only a writable folder lets SQLite read; copy the file and its -wal file to a writable folder")
+        }
+        return true
+    }
+
+    /// True when the file system holding `folder` is mounted read-only (root may write
+    /// anywhere else, so `access` alone does not tell).
+    private static func isReadOnlyMount(_ folder: String) -> Bool {
+        var info = statvfs()
+        return statvfs(folder, &info) == 0 && info.f_flag & UInt(ST_RDONLY) != 0
+    }
+
+    /// `file:` URI opening `path` immutable (the system's SQLite reads URIs as file names).
+    private static func immutableURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
     }
 
     /// A file is writable when its mode allows writing for someone (a file marked read-only

@@ -33,7 +33,7 @@ final class StoreCore: Sendable {
     init(
         path: String, watch: FileWatch, writer: DatabasePool?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
         schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?,
-        busyTimeout: TimeInterval
+        busyTimeout: TimeInterval, openPath: String? = nil
     ) throws {
         self.path = path
         self.watch = watch
@@ -55,7 +55,8 @@ final class StoreCore: Sendable {
             entities[table.name.lowercased()] = entity
         }
         self.entities = entities
-        monitor = try ExternalChangeMonitor(path: path, writer: writer, gate: writeGate)
+        // What SQLite opens: the path, or the URI of an immutable snapshot.
+        monitor = try ExternalChangeMonitor(path: openPath ?? path, writer: writer, gate: writeGate)
         if let writer {
             let bus = self.bus
             let observer = CommitObserver(schema: schema) { bus.publish($0) }

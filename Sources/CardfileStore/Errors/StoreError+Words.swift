@@ -27,6 +27,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "The database was opened read-only, so changes cannot be saved."
         case .readOnly(.fileNotWritable):
             return "The database file or its folder is not writable, so it was opened read-only and changes cannot be saved."
+        case .readOnly(.snapshotInReadOnlyFolder):
+            return "The database is in WAL mode in a read-only folder, so it was opened as a read-only snapshot and changes cannot be saved."
         case .noSuchTable(let table):
             return "There is no table named \(Self.quote(table))."
         case .noSuchField(let table, let field):

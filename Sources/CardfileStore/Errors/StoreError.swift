@@ -4,6 +4,9 @@ public enum ReadOnlyReason: Hashable, Sendable {
     case requested
     /// The file (or its folder, which must hold the write-ahead log) is not writable.
     case fileNotWritable
+    /// A WAL-mode file in a folder that cannot hold its shared-memory file: read as an
+    /// immutable snapshot, which does not see changes other programs make meanwhile.
+    case snapshotInReadOnlyFolder
 }
 
 /// Why a file was not written (see ``OutputFile``).
