@@ -72,3 +72,38 @@ struct EndlessInputTests {
         #expect(error?.description.contains("it is a folder, not a file") == true, "\(String(describing: error))")
     }
 }
+
+/// An import the disk cannot hold stops with the reason and says how many rows it had
+/// already written; an atomic one says none stay. The disk fills for real: SQLite's page
+/// limit on the writer connection makes its writes fail with SQLITE_FULL.
+@Suite("Import: a full disk")
+struct FullDiskImportTests {
+    @Test(arguments: [false, true])
+    func aFullDiskSaysHowManyRowsWereImported(atomic: Bool) throws {
+        let fixture = try ImportTests.Fixture()
+        var text = "id,name,note\n"
+        for id in 2...3001 { text += "\(id),n\(id),\(String(repeating: "x", count: 300))\n" }
+        let path = try fixture.file("big.csv", text)
+        let writer = try #require(fixture.container.core.writer)
+        let pages = try writer.read { try Int.fetchOne($0, sql: "PRAGMA page_count")! }
+        try writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA max_page_count = \(pages + 60)") }
+        var thrown: ImportError?
+        do {
+            _ = try fixture.run(path, ImportOptions(table: "cards", atomic: atomic, batchSize: 100))
+        } catch {
+            thrown = error as? ImportError
+        }
+        let error = try #require(thrown)
+        let imported = try #require(Int(try fixture.disk("SELECT count(*) FROM cards").description)) - 1
+        guard case .stopped(let inner, let said, atomic) = error else { Issue.record("\(error)"); return }
+        #expect(inner == .store(.diskFull(path: fixture.people.path)), "\(inner)")
+        #expect(error.description.hasPrefix("There is no room left for \(fixture.people.path): its disk is full"), "\(error.description)")
+        if atomic {
+            #expect(imported == 0)
+            #expect(error.description.hasSuffix("it was all or nothing, so no row was imported."), "\(error.description)")
+        } else {
+            #expect(imported > 0 && imported < 3000 && imported % 100 == 0, "\(imported)")
+            #expect(said == imported && error.description.hasSuffix("the \(imported) rows imported before stay."), "\(error.description)")
+        }
+    }
+}

@@ -15,6 +15,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "\(Self.file(path)) is not an SQLite database."
         case .emptyFile(let path):
             return "\(Self.file(path)) is empty, not an SQLite database; it was left as it is. Open it with --create to make it a database."
+        case .diskFull(let path):
+            return "There is no room left for \(path): its disk is full (or it reached its size limit). The write was undone; free some space and try again."
         case .corrupt(let path):
             return "\(Self.file(path)) is damaged: SQLite reports that its content is malformed. Nothing was changed; restore it from a backup or recover it with `sqlite3 .recover`."
         case .locked(let path):
@@ -142,6 +144,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .SQLITE_READONLY: return .readOnly(.fileNotWritable)
         case .SQLITE_CORRUPT: return .corrupt(path: path)
         case .SQLITE_NOTADB: return .notADatabase(path: path)
+        case .SQLITE_FULL: return .diskFull(path: path)
         default: return .database(code: error.extendedResultCode.rawValue, message: error.message ?? "unknown error")
         }
     }

@@ -48,6 +48,8 @@ public enum StoreError: Error, Hashable, Sendable {
     case emptyFile(path: String)
     /// The file is an SQLite database whose content is damaged.
     case corrupt(path: String)
+    /// The disk holding the database is full (or the database reached its size limit).
+    case diskFull(path: String)
     /// Another connection held a lock on the file for longer than the busy timeout while the
     /// file was being opened.
     case locked(path: String)

@@ -161,9 +161,16 @@ public enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     case noHeader(file: String)
     case noUpsertKey(table: String)
     case store(StoreError)
+    /// The import stopped part way (the disk filled, the input could not be read on): what
+    /// went wrong, and how many rows it had already written (`atomic`: none stay).
+    indirect case stopped(ImportError, imported: Int, atomic: Bool)
 
     public var description: String {
         switch self {
+        case .stopped(let error, let imported, let atomic):
+            let reason = error.description.hasSuffix(".") ? error.description : error.description + "."
+            if atomic { return reason + " The import stopped there; it was all or nothing, so no row was imported." }
+            return reason + " The import stopped there; the \(imported) row\(imported == 1 ? "" : "s") imported before \(imported == 1 ? "stays" : "stay")."
         case .cannotRead(let path, let reason): return "Cannot read \(path): \(reason)."
         case .unknownFormat(let path):
             return "Cannot tell the format of \(path) from its name; say --format csv, tsv, jsonl or json."

@@ -89,9 +89,9 @@ public final class Importer {
             summary.rolledBack = true
             (summary.inserted, summary.updated, summary.unchanged, summary.skipped) = (0, 0, 0, 0)
         } catch let error as ImportError {
-            throw error
+            throw .stopped(error, imported: summary.inserted + summary.updated, atomic: options.atomic)
         } catch {
-            throw .store(Self.storeError(error, path: core.path))
+            throw .stopped(.store(Self.storeError(error, path: core.path)), imported: summary.inserted + summary.updated, atomic: options.atomic)
         }
         return summary
     }

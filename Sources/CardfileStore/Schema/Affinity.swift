@@ -104,6 +104,9 @@ public enum Affinity: String, Hashable, Sendable {
     public func number(from text: String) -> Result<Value, NumberRefusal> {
         guard self != .text, self != .blob else { return .success(.text(text)) }
         if let int = Int64(text) { return .success(self == .real ? .real(Double(int)) : .integer(int)) }
+        // The common real (`-12.5`): no exponent and few digits, so nothing can overflow or
+        // vanish, and no digits are copied (this runs for every field of an import).
+        if self != .integer, Self.isShortPlainDecimal(text), let double = Double(text) { return .success(.real(double)) }
         guard let decimal = DecimalText(Self.trimmed(text)) else { return .failure(.notANumber) }
         switch self {
         case .integer:
@@ -125,6 +128,24 @@ public enum Affinity: String, Hashable, Sendable {
         if !decimal.writtenAsReal { return decimal.integer.map(Value.integer) }
         guard case .success(let double) = decimal.double, decimal.isHeldExactly(by: double) else { return nil }
         return .real(double)
+    }
+
+    /// `-12.5`: an optional minus, digits and one point, at most 15 digits in all.
+    private static func isShortPlainDecimal(_ text: String) -> Bool {
+        var digits = 0
+        var point = false
+        for (index, byte) in text.utf8.enumerated() {
+            if byte >= 0x30, byte <= 0x39 {
+                digits += 1
+            } else if byte == UInt8(ascii: "."), !point {
+                point = true
+            } else if byte == UInt8(ascii: "-"), index == 0 {
+                continue
+            } else {
+                return false
+            }
+        }
+        return point && digits > 0 && digits <= 15
     }
 
     /// Leading and trailing spaces and tabs removed, without Foundation (this runs for every
