@@ -10,7 +10,9 @@ struct TmuxTests {
     func typeResizeQuitAndRestore(terminal: String) throws {
         let session = try TmuxSession(terminal: terminal, width: 60, height: 20)
         defer { session.close() }
-        let screen = try session.waitFor { $0.contains("Cardfile terminal demo") && $0.contains("60×20") }
+        // Wait for the whole first frame: on a loaded machine a capture can fall between
+        // the title and the rows.
+        let screen = try session.waitFor { $0.contains("Cardfile terminal demo") && $0.contains("60×20") && $0.contains("␛[31m") }
         #expect(screen.contains("山田太郎"))
         #expect(screen.contains("␛[31m"), "escape sequences in data are shown, not obeyed")
 
