@@ -103,13 +103,13 @@ extension Container {
                 FROM (SELECT k FROM temp.cardfile_gone UNION SELECT k FROM temp.cardfile_changed) e ORDER BY k
                 """)
             var effects = DeletionEffects()
+            let reached = Set(reach.map { $0.name.lowercased() })
             for row in counts {
                 let table = reach[row["k"] as Int]
                 let deleted = (row["deleted"] as Int) - named[table.name, default: 0]
                 if deleted > 0 { effects.deleted.append(.init(table: table.name, count: deleted)) }
                 let updated: Int = row["updated"]
                 guard updated > 0 else { continue }
-                let reached = Set(reach.map { $0.name.lowercased() })
                 let keys = table.foreignKeys.filter {
                     ($0.onDelete == .setNull || $0.onDelete == .setDefault) && reached.contains($0.parentTable.lowercased())
                 }
