@@ -22,6 +22,23 @@ struct CommandTests {
         func remove() { try? FileManager.default.removeItem(at: folder) }
     }
 
+    /// Runs `cardfile arguments` and kills it with SIGKILL as soon as `ready()` holds (or 30 s
+    /// have passed); true when it was still running then.
+    static func kill(_ cardfile: String, _ arguments: [String], when ready: () throws -> Bool) throws -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: cardfile)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, process.isRunning, try !ready() { Thread.sleep(forTimeInterval: 0.005) }
+        let wasRunning = process.isRunning
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return wasRunning
+    }
+
     @Test func importReportsRowsAndExitsByHowItWent() throws {
         let place = try Workspace(demoRows: 50)
         defer { place.remove() }
@@ -71,22 +88,10 @@ struct CommandTests {
         try text.write(toFile: csv, atomically: true, encoding: .utf8)
         let before = try #require(Int(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM members")))
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: cardfile)
-        process.arguments = ["import", database, csv, "--table", "members", "--batch-size", "1000"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         // Kill it once some batches are in, well before the end.
-        let deadline = Date().addingTimeInterval(30)
-        var seen = before
-        while seen == before, Date() < deadline, process.isRunning {
-            Thread.sleep(forTimeInterval: 0.01)
-            seen = Int(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM members")) ?? before
+        let wasRunning = try Self.kill(cardfile, ["import", database, csv, "--table", "members", "--batch-size", "1000"]) {
+            (Int(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM members")) ?? before) != before
         }
-        let wasRunning = process.isRunning
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
         #expect(wasRunning, "the import ended before it could be killed")
 
         #expect(try EditorTmuxTests.sqlite(database, "PRAGMA integrity_check") == "ok")
@@ -109,21 +114,12 @@ struct CommandTests {
         for index in 0..<400_000 { text += "Visitor \(index),v\(index)@example.org,\(index % 28 + 1)\n" }
         try text.write(toFile: csv, atomically: true, encoding: .utf8)
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: cardfile)
-        process.arguments = ["import", database, csv, "--table", "visits", "--create", "--atomic", "--batch-size", "1000"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         // Kill it once its transaction is writing (the log grows), well before the end.
-        let wal = database + "-wal"
-        let deadline = Date().addingTimeInterval(30)
-        func logSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: wal))?[.size] as? Int) ?? 0 }
+        func logSize() -> Int { ((try? FileManager.default.attributesOfItem(atPath: database + "-wal"))?[.size] as? Int) ?? 0 }
         let start = logSize()
-        while logSize() <= start + 256 * 1024, Date() < deadline, process.isRunning { Thread.sleep(forTimeInterval: 0.005) }
-        let wasRunning = process.isRunning
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        let wasRunning = try Self.kill(cardfile, ["import", database, csv, "--table", "visits", "--create", "--atomic", "--batch-size", "1000"]) {
+            logSize() > start + 256 * 1024
+        }
         #expect(wasRunning, "the import ended before it could be killed")
         #expect(try EditorTmuxTests.sqlite(database, "PRAGMA integrity_check") == "ok")
         #expect(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM sqlite_master WHERE name = 'visits'") == "0")

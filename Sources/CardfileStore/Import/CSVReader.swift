@@ -124,7 +124,7 @@ struct CSVReader {
                     break
                 }
                 let field = record.count + 1
-                try skipRestOfLine(after: after)
+                try skipRestOfLine()
                 return .problem(
                     "field \(field): \(Self.describe(after)) follows the closing quote (a quote inside a quoted field is written twice: \"\")",
                     line: startLine)
@@ -169,18 +169,9 @@ struct CSVReader {
 
     /// After a malformed record: skips to the end of its line, so the next record starts on
     /// the next line.
-    private mutating func skipRestOfLine(after byte: UInt8) throws {
-        if byte == 0x0A {
-            line += 1
-            return
-        }
+    private mutating func skipRestOfLine() throws {
         var discarded: [UInt8] = []
-        while let stop = try source.append(into: &discarded, until: 0x0A, 0x0A, 0x0A) {
-            if stop == 0x0A {
-                line += 1
-                return
-            }
-        }
+        if try source.append(into: &discarded, until: 0x0A, 0x0A, 0x0A) != nil { line += 1 }
     }
 
     /// A byte as a message names it.
