@@ -76,7 +76,7 @@ struct SchemaTests {
         #expect(schema.table(named: "tags")?.isWithoutRowid == true)
         #expect(schema.table(named: "loose")?.primaryKey == .implicitRowid(accessor: "rowid"))
         #expect(schema.table(named: "shadowed")?.primaryKey == .implicitRowid(accessor: "_rowid_"))
-        #expect(schema.table(named: "hopeless")?.primaryKey == .unidentifiable)
+        #expect(schema.table(named: "hopeless")?.primaryKey == .unidentifiable(columns: ["rowid", "_rowid_", "oid"]))
         #expect(storeError { _ = try fixture.view.insert(into: "hopeless") } == .tableNotEditable("hopeless"))
     }
 

@@ -14,7 +14,7 @@ extension CardfileApp {
             // A signal or a terminal that went away: nobody is there to answer a question.
             // Keep what can be kept (save the form), then end whatever that save said.
             if picking != nil { goBack() }
-            if let form, form.session.hasPersistentChanges, readOnlyReason == nil { save(form, now: now, quietly: true) }
+            if let form, form.session.hasPersistentChanges, form.readOnly == nil { save(form, now: now, quietly: true) }
             return quit(force: true, now: now)
         case .paste(let text):
             return paste(text, now: now)
@@ -112,6 +112,10 @@ extension CardfileApp {
             guard let id = list.selection else { return [] }
             if let reason = readOnlyReason {
                 show("Read-only: \(reason).", role: .warning, now: now)
+                return []
+            }
+            if let refusal = Self.refusal(.delete, in: list.table) {
+                show(refusal, role: .warning, now: now)
                 return []
             }
             let label = id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? ""

@@ -7,7 +7,7 @@ extension CardfileApp {
     /// Saves the form's record (Ctrl-S, `:w`, autosave) and says how it went.
     @discardableResult
     func save(_ form: FormScreen, now: ContinuousClock.Instant, quietly: Bool) -> EditSession.Outcome {
-        if let reason = readOnlyReason, form.session.hasPersistentChanges {
+        if let reason = form.readOnly, form.session.hasPersistentChanges {
             show("Read-only: \(reason). Nothing can be saved.", role: .warning, now: now)
             return .failed("read-only")
         }
@@ -50,7 +50,7 @@ extension CardfileApp {
     /// once (and asks only when that fails); autosave off asks Save / Discard / Cancel.
     func leaveForm(then: Leaving, now: ContinuousClock.Instant) {
         guard let form else { return finishLeaving(then, now: now) }
-        guard form.session.hasPersistentChanges, readOnlyReason == nil else {
+        guard form.session.hasPersistentChanges, form.readOnly == nil else {
             form.session.discard()
             return finishLeaving(then, now: now)
         }

@@ -111,7 +111,7 @@ extension CardfileApp {
     /// The save state in words: modified, autosave in 1.4s, saved 14:02:11, or why it waits.
     var saveState: String {
         if let fileGone { return fileGone == .replaced ? "file replaced: not saved" : "file deleted: not saved" }
-        if let reason = readOnlyReason { return "read-only (\(reason))" }
+        if let reason = shownReadOnlyReason { return "read-only (\(reason))" }
         guard let session = form?.session else { return options.autosave.map { "autosave \(Self.seconds($0))" } ?? "autosave off" }
         switch session.pause {
         case .invalid?: return "not saved: fix the fields in red"

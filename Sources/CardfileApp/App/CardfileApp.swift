@@ -293,10 +293,39 @@ public final class CardfileApp {
 
     /// Opens the form of `id` in `table` (an editor context, a child of the view context).
     func openForm(_ id: ObjectID?, table: TableSchema, now: ContinuousClock.Instant) {
+        if id == nil, readOnlyReason == nil, let refusal = Self.refusal(.insert, in: table) {
+            return show(refusal, role: .warning, now: now)
+        }
         let editor = container.editorContext(parent: view, name: "form")
         let session = EditSession(editor: editor, table: table, id: id, autosaveDelay: options.autosave)
-        form = FormScreen(session: session, readOnly: readOnlyReason, schema: container.schema)
+        let tableReason = id == nil ? nil : Self.readOnlyReason(of: table)
+        form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)
         if id == nil, readOnlyReason != nil { show("Read-only: \(readOnlyReason!). The new record cannot be saved.", role: .warning, now: now) }
+    }
+
+    /// Why the records of `table` cannot be changed, in words (for the status bar and a
+    /// form); nil when they can, or when only some fields or kinds of change are refused.
+    static func readOnlyReason(of table: TableSchema) -> String? {
+        if let view = table.view {
+            if !table.isIdentifiable { return "a view that shows no table's whole key" }
+            if view.update == .none { return "a view with no INSTEAD OF UPDATE trigger" }
+            return nil
+        }
+        return table.isIdentifiable ? nil : "its rows cannot be told apart"
+    }
+
+    /// Why a change of `kind` cannot be made to `table`'s records, as a sentence; nil when it can.
+    static func refusal(_ kind: ViewWrites.Kind, in table: TableSchema) -> String? {
+        if !table.isIdentifiable { return StoreError.tableNotEditable(table.name, isView: table.isView).message }
+        if let view = table.view, !view.allows(kind) { return StoreError.viewNotWritable(view: table.name, kind: kind).message }
+        return nil
+    }
+
+    /// Why what is on screen cannot be changed: the form's reason (the database's or its
+    /// table's), else the list's.
+    var shownReadOnlyReason: String? {
+        if let form { return form.readOnly }
+        return readOnlyReason ?? list.flatMap { Self.readOnlyReason(of: $0.table) }
     }
 
     /// Why nothing can be edited, in words; nil when the database can be written.

@@ -35,10 +35,14 @@ final class FormScreen {
         self.session = session
         self.readOnly = readOnly
         references = Reference.all(of: session.table, in: schema)
-        let keyColumns = Set(session.table.columns.filter { $0.primaryKeyPosition != nil }.map(\.name))
+        let keyColumns = Set(session.table.primaryKey.columnNames)
+        let view = session.table.view
         fields = session.table.columns.filter { !$0.isHidden }.map { column in
             var field = FieldModel(column: column)
             if column.generation != .none { field.readOnlyReason = "computed by the database" }
+            if session.id != nil, let view, view.update != .none, !view.canUpdate(column.name) {
+                field.readOnlyReason = "no INSTEAD OF UPDATE trigger of the view covers it"
+            }
             if session.id != nil, keyColumns.contains(column.name) { field.readOnlyReason = "the record's key" }
             return field
         }

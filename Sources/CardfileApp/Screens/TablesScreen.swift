@@ -1,7 +1,7 @@
 import CardfileStore
 import CardfileTerminal
 
-/// The database's tables with their row counts (counted in the background, so a big table
+/// The database's tables and views with their row counts (counted in the background, so a big table
 /// never holds up the screen); Enter opens one.
 struct TablesScreen {
     let tables: [TableSchema]
@@ -49,7 +49,8 @@ struct TablesScreen {
             let style = index == selected ? Style(foreground: .text, background: .selection) : .plain
             let y = body.y + line
             buffer.fill(Rect(x: body.x, y: y, width: body.width, height: 1), style: style)
-            let count = counts[table.name].map { "\(ValueText.count($0)) record\($0 == 1 ? "" : "s")" } ?? "counting…"
+            let counted = counts[table.name].map { "\(ValueText.count($0)) record\($0 == 1 ? "" : "s")" } ?? "counting…"
+            let count = table.isView ? "view · " + counted : counted
             let countWidth = min(count.displayWidth, max(0, body.width - 4))
             buffer.write("  " + table.name, x: body.x, y: y, maxWidth: max(0, body.width - countWidth - 1), style: style)
             buffer.write(count, x: body.maxX - countWidth, y: y, maxWidth: countWidth, style: style.with(foreground: .muted))

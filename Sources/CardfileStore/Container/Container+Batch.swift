@@ -16,7 +16,8 @@ extension Container {
     public func batchUpdate(table: String, set values: [String: Value], where predicate: Predicate? = nil) throws(StoreError) -> Set<ObjectID> {
         let entity = try core.entity(table)
         let schema = entity.table
-        guard schema.isIdentifiable else { throw StoreError.tableNotEditable(schema.name) }
+        guard schema.isIdentifiable else { throw StoreError.tableNotEditable(schema.name, isView: schema.isView) }
+        guard !schema.isView else { throw StoreError.viewNotWritable(view: schema.name, kind: nil) }
         let placeholder = ObjectID(table: schema.name, primaryKey: [])
         var assignments: [String] = []
         var arguments: [Value] = []
@@ -61,7 +62,8 @@ extension Container {
     public func batchDelete(from table: String, where predicate: Predicate? = nil) throws(StoreError) -> Set<ObjectID> {
         let entity = try core.entity(table)
         let schema = entity.table
-        guard schema.isIdentifiable else { throw StoreError.tableNotEditable(schema.name) }
+        guard schema.isIdentifiable else { throw StoreError.tableNotEditable(schema.name, isView: schema.isView) }
+        guard !schema.isView else { throw StoreError.viewNotWritable(view: schema.name, kind: nil) }
         var sql = "DELETE FROM \(schema.quotedName)"
         var arguments: [Value] = []
         if let filter = try predicate?.sql(for: schema) {

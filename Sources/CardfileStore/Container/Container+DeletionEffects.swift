@@ -134,9 +134,10 @@ extension Container {
 
     /// The tables a delete in `tables` can reach through foreign keys with an action,
     /// nearest first (the tables themselves, then their children, and so on); every table
-    /// when the file has triggers, which may write anywhere.
+    /// when the file has triggers, which may write anywhere. Views hold no rows of their own
+    /// (a delete through one reaches its tables by its trigger), so they are never listed.
     static func tablesReached(from tables: [String], in schema: DatabaseSchema) -> [TableSchema] {
-        var reached = tables.compactMap { schema.table(named: $0) }
+        var reached = tables.compactMap { schema.table(named: $0) }.filter { !$0.isView }
         var names = Set(reached.map { $0.name.lowercased() })
         var frontier = names
         while !frontier.isEmpty {
@@ -154,7 +155,7 @@ extension Container {
             frontier = next
         }
         if schema.hasTriggers {
-            reached += schema.tables.filter { !names.contains($0.name.lowercased()) }
+            reached += schema.tables.filter { !$0.isView && !names.contains($0.name.lowercased()) }
         }
         return reached
     }

@@ -98,14 +98,14 @@ struct FetchQuery {
         var source: String
         var ids: [ObjectID] = []
         if pending.isEmpty {
-            source = "SELECT \(table.selectList), NULL AS \"__cf_id\" FROM \(table.quotedName)"
+            source = "SELECT \(table.selectList), NULL AS \"__cf_id\" FROM \(table.fromSQL)"
         } else {
             let shown = pending.filter { !$0.value.isDeleted || request.includesPendingDeletes }
                 .sorted { $0.key.description < $1.key.description }
             let excluded = pending.keys.filter { !$0.isTemporary }
             var parts: [String] = []
             var tablePart = "SELECT " + (zip(table.primaryKey.keyExpressions, keyAliases).map { "\($0) AS \($1)" } + columnNames).joined(separator: ", ")
-                + ", NULL AS \"__cf_id\" FROM \(table.quotedName)"
+                + ", NULL AS \"__cf_id\" FROM \(table.fromSQL)"
             if !excluded.isEmpty {
                 tablePart += " WHERE NOT (\(table.keyInSQL(count: excluded.count)))"
                 arguments += excluded.flatMap { $0.primaryKeyValues ?? [] }

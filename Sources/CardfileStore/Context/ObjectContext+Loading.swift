@@ -61,7 +61,7 @@ extension ObjectContext {
             let chunk = ids[start..<min(ids.count, start + chunkSize)]
             start += chunkSize
             let arguments = chunk.flatMap { $0.primaryKeyValues ?? [] }
-            let sql = "SELECT \(table.selectList) FROM \(table.quotedName) WHERE \(table.keyInSQL(count: chunk.count))"
+            let sql = "SELECT \(table.selectList) FROM \(table.fromSQL) WHERE \(table.keyInSQL(count: chunk.count))"
             for row in try db.cachedStatement(sql: sql).fetchValueRows(arguments: arguments) {
                 rows[entity.objectID(fromKey: row[0..<width])] = Array(row[width...])
             }

@@ -117,11 +117,12 @@ public final class ObjectContext: @unchecked Sendable {
     ///
     /// Fields not given are left out of the INSERT, so the column defaults apply.
     /// - Throws: ``StoreError/noSuchTable(_:)``, ``StoreError/noSuchField(table:field:)``,
-    ///   ``StoreError/tableNotEditable(_:)``.
+    ///   ``StoreError/tableNotEditable(_:)``, ``StoreError/viewNotWritable(view:kind:)``.
     @discardableResult
     public func insert(into table: String, values: [String: Value] = [:]) throws(StoreError) -> ObjectID {
         let entity = try core.entity(table)
-        guard entity.table.isIdentifiable else { throw StoreError.tableNotEditable(entity.name) }
+        guard entity.table.isIdentifiable else { throw StoreError.tableNotEditable(entity.name, isView: entity.table.isView) }
+        if entity.table.view?.insert == false { throw StoreError.viewNotWritable(view: entity.name, kind: .insert) }
         var edits: [Int: Edit] = [:]
         for (name, value) in values {
             guard let field = entity.fieldIndex(named: name) else {

@@ -37,8 +37,14 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "The table \(Self.quote(table)) has no field named \(Self.quote(field))."
         case .noSuchObject(let id):
             return "The record \(id) no longer exists."
-        case .tableNotEditable(let table):
+        case .tableNotEditable(let table, isView: true):
+            return "Records of the view \(Self.quote(table)) cannot be told apart (it shows no table's whole key), so it can only be read."
+        case .tableNotEditable(let table, isView: false):
             return "Records of \(Self.quote(table)) cannot be told apart (the table has no key and its rowid is hidden by columns), so it can only be read."
+        case .viewNotWritable(let view, let kind?):
+            return "Cannot \(Self.viewRefusal(kind)) view \(Self.quote(view)): it has no INSTEAD OF \(kind.rawValue) trigger."
+        case .viewNotWritable(let view, nil):
+            return "\(Self.quote(view)) is a view: imports and batch changes write to tables, not views."
         case .saveNotAllowed(let context):
             return "\(context.name) is a scratch context: its changes are never saved."
         case .validationFailed(let failures):
@@ -118,6 +124,12 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             sentence = "\(field) is set by the database (a key or a computed column) and cannot be edited."
         case .readOnlyTable:
             sentence = "Records of this table cannot be told apart, so they cannot be edited."
+        case .viewNotWritable(.update) where failure.field != nil:
+            sentence = "\(field) is not covered by an INSTEAD OF UPDATE trigger of the view, so it cannot be edited."
+        case .viewNotWritable(let kind):
+            sentence = "Cannot \(viewRefusal(kind)) the view: it has no INSTEAD OF \(kind.rawValue) trigger."
+        case .keyNeededThroughView:
+            sentence = "\(field) is needed to add a record through a view: it is how the record is found again once the view's trigger has stored it."
         case .ignoredByDatabase:
             sentence = "The database ignored this record (a trigger refused it)."
         }
@@ -180,6 +192,15 @@ extension StoreError: CustomStringConvertible, LocalizedError {
     }
 
     static func quote(_ name: String) -> String { "“\(name)”" }
+
+    /// What a view without a trigger for `kind` refuses, as words that name the view next.
+    private static func viewRefusal(_ kind: ViewWrites.Kind) -> String {
+        switch kind {
+        case .insert: return "add records through"
+        case .update: return "change records of"
+        case .delete: return "delete records through"
+        }
+    }
 
     private static func file(_ path: String) -> String {
         "The file \(path)"

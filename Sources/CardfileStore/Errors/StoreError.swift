@@ -69,7 +69,11 @@ public enum StoreError: Error, Hashable, Sendable {
     /// The object is not in the context or the store.
     case noSuchObject(ObjectID)
     /// The table's rows cannot be told apart (no key, rowid shadowed), so it cannot be edited.
-    case tableNotEditable(String)
+    /// `isView`: the table is a view that shows no base table's whole key.
+    case tableNotEditable(String, isView: Bool = false)
+    /// The view has no `INSTEAD OF` trigger for `kind`; with nil, the operation (an import, a
+    /// batch) writes tables only.
+    case viewNotWritable(view: String, kind: ViewWrites.Kind?)
     /// A temporary (scratch) context was asked to save.
     case saveNotAllowed(ContextIdentity)
     /// The save was refused before anything was written: every failure, per object and field.

@@ -50,7 +50,7 @@ public struct Exporter {
         let clause = query.whereClause([])
         let names = columns.map(\.name)
         let select = names.map(\.quotedIdentifier).joined(separator: ", ")
-        let sql = "SELECT \(select) FROM \(entity.table.quotedName)\(clause.sql) ORDER BY \(query.orderBy())"
+        let sql = "SELECT \(select) FROM \(entity.table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
         return try storeErrors(path: core.path) {
             try core.read { db in
                 var out: [UInt8] = []

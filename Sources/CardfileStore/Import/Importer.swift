@@ -47,6 +47,7 @@ public final class Importer {
             } else {
                 entity = try core.entity(options.table)
             }
+            if entity.table.isView { throw StoreError.viewNotWritable(view: entity.name, kind: nil) }
         } catch {
             throw .store(Self.storeError(error, path: core.path))
         }

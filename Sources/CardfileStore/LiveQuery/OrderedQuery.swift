@@ -119,14 +119,14 @@ struct OrderedQuery: Sendable {
               also: [(sql: String, arguments: [Value])] = []) -> (sql: String, arguments: [Value]) {
         let condition = key.map { [self.condition(after: $0, inclusive: inclusive, backward: backward)] } ?? []
         let clause = whereClause(condition + also)
-        let sql = "SELECT \(table.selectList) FROM \(table.quotedName)\(clause.sql) ORDER BY \(orderBy(reversed: backward)) LIMIT ? OFFSET ?"
+        let sql = "SELECT \(table.selectList) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(orderBy(reversed: backward)) LIMIT ? OFFSET ?"
         return (sql, clause.arguments + [.integer(Int64(limit)), .integer(Int64(offset))])
     }
 
     /// The keys of every matching row, in order: what positions and sorted orders are built from.
     func allKeys() -> (sql: String, arguments: [Value]) {
         let clause = whereClause([])
-        let sql = "SELECT \(terms.map(\.expression).joined(separator: ", ")) FROM \(table.quotedName)\(clause.sql) ORDER BY \(orderBy())"
+        let sql = "SELECT \(terms.map(\.expression).joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(orderBy())"
         return (sql, clause.arguments)
     }
 
@@ -136,26 +136,26 @@ struct OrderedQuery: Sendable {
         var conditions = [condition(after: before, inclusive: false, backward: true)]
         if let from { conditions.append(condition(after: from, inclusive: true, backward: false)) }
         let clause = whereClause(conditions)
-        let sql = "SELECT count(*) FROM (SELECT 1 FROM \(table.quotedName)\(clause.sql) LIMIT ?)"
+        let sql = "SELECT count(*) FROM (SELECT 1 FROM \(table.fromSQL)\(clause.sql) LIMIT ?)"
         return (sql, clause.arguments + [.integer(Int64(limit))])
     }
 
     /// The row with this ObjectID, when it exists and matches the filter.
     func row(id: ObjectID) -> (sql: String, arguments: [Value]) {
         let clause = whereClause([(table.keyMatchSQL, id.primaryKeyValues ?? [])])
-        return ("SELECT \(table.selectList) FROM \(table.quotedName)\(clause.sql)", clause.arguments)
+        return ("SELECT \(table.selectList) FROM \(table.fromSQL)\(clause.sql)", clause.arguments)
     }
 
     /// The rows among `ids` that exist and match the filter.
     func rows(ids: [ObjectID]) -> (sql: String, arguments: [Value]) {
         let clause = whereClause([(table.keyInSQL(count: ids.count), ids.flatMap { $0.primaryKeyValues ?? [] })])
-        return ("SELECT \(table.selectList) FROM \(table.quotedName)\(clause.sql)", clause.arguments)
+        return ("SELECT \(table.selectList) FROM \(table.fromSQL)\(clause.sql)", clause.arguments)
     }
 
     /// `SELECT count(*)` of the matching rows.
     func count() -> (sql: String, arguments: [Value]) {
         let clause = whereClause([])
-        return ("SELECT count(*) FROM \(table.quotedName)\(clause.sql)", clause.arguments)
+        return ("SELECT count(*) FROM \(table.fromSQL)\(clause.sql)", clause.arguments)
     }
 
     /// The keyset condition "comes after `key`" in this order (or in the reverse order with

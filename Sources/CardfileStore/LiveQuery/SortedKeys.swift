@@ -46,7 +46,7 @@ struct SortedKeys: Sendable {
     static func build(_ query: OrderedQuery, db: Database, cancellation: Cancellation, progress: (Int) -> Void) throws -> SortedKeys {
         let table = query.table
         let clause = query.whereClause([])
-        let sql = "SELECT \(table.primaryKey.keyExpressions.joined(separator: ", ")) FROM \(table.quotedName)\(clause.sql) ORDER BY \(query.orderBy())"
+        let sql = "SELECT \(table.primaryKey.keyExpressions.joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
         let box = Unmanaged.passRetained(cancellation)
         sqlite3_progress_handler(db.sqliteConnection, 10_000, { context in
             guard let context else { return 0 }

@@ -114,7 +114,7 @@ enum ConstraintMapper {
         var failures: [ValidationFailure] = []
         let ownKey = table.primaryKey.columnNames
         let row = try? Row.fetchOne(
-            db, sql: "SELECT * FROM \(table.quotedName) WHERE \(table.keyMatchSQL)", arguments: key.statementArguments)
+            db, sql: "SELECT * FROM \(table.fromSQL) WHERE \(table.keyMatchSQL)", arguments: key.statementArguments)
         for child in schema.tables {
             // Only a key without an action refuses the delete; a cascade or SET NULL does not.
             for foreign in child.foreignKeys where foreign.parentTable.lowercased() == table.name.lowercased()

@@ -12,14 +12,14 @@ struct RootSave {
     let context: ObjectContext
     let policy: MergePolicy
 
-    private struct Item {
+    struct Item {
         let id: ObjectID
         let entity: Entity
         let object: ManagedObject
     }
 
     /// What became of one object once the transaction committed.
-    private enum Outcome {
+    enum Outcome {
         /// The object now matches `columns` in the store, under `newID`.
         case stored(ObjectID, newID: ObjectID, columns: [Value])
         /// The object is gone from the store.
@@ -28,8 +28,9 @@ struct RootSave {
 
     private var core: StoreCore { context.core }
 
-    /// An INSERT that returned no row: a trigger made SQLite ignore it.
-    private struct IgnoredInsert: Error {}
+    /// A write that SQLite ignored: an INSERT that returned no row (a trigger's RAISE(IGNORE)),
+    /// or a view's trigger that left the row it was to delete.
+    struct IgnoredWrite: Error {}
 
     /// True when the state holds anything a save would write.
     static func hasWork(_ state: ContextState, core: StoreCore) throws -> Bool {
@@ -108,6 +109,11 @@ struct RootSave {
         for item in deletes + updates where !item.entity.table.isIdentifiable {
             failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .readOnlyTable, value: nil))
         }
+        for item in deletes where item.entity.table.view?.delete == false {
+            failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .viewNotWritable(.delete), value: nil))
+        }
+        for item in updates where item.entity.table.isIdentifiable { failures += Self.viewRefusals(updating: item.object, id: item.id, entity: item.entity) }
+        for item in inserts { failures += Self.viewRefusals(inserting: item.object, id: item.id, entity: item.entity) }
         let invalid = Set(failures.map(\.objectID))
 
         var outcomes: [Outcome] = []
@@ -115,6 +121,8 @@ struct RootSave {
         for item in deletes where !invalid.contains(item.id) {
             do {
                 if let outcome = try delete(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
+            } catch is IgnoredWrite {
+                failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .ignoredByDatabase, value: nil))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 failures += ConstraintMapper.failures(
                     for: error, id: item.id, entity: item.entity, operation: .delete(key: item.id.primaryKeyValues ?? []),
@@ -124,6 +132,8 @@ struct RootSave {
         for item in updates where !invalid.contains(item.id) {
             do {
                 if let outcome = try update(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
+            } catch is IgnoredWrite {
+                failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .ignoredByDatabase, value: nil))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 failures += ConstraintMapper.failures(
                     for: error, id: item.id, entity: item.entity,
@@ -133,7 +143,7 @@ struct RootSave {
         for item in inserts where !invalid.contains(item.id) {
             do {
                 outcomes.append(try insert(item, db: db, note: &note))
-            } catch is IgnoredInsert {
+            } catch is IgnoredWrite {
                 failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .ignoredByDatabase, value: nil))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 failures += ConstraintMapper.failures(
@@ -154,7 +164,10 @@ struct RootSave {
         let bases = item.object.deletionBase ?? []
         // A delete of a row this context has seen change meets that change, whatever a
         // version column says; otherwise the store's row must still be the one deleted.
-        if !item.object.deletionMeetsChange(entity: entity) {
+        // (SQLite counts no changes made through a view's trigger, so a view's row is read
+        // and compared first.)
+        let meetsChange = item.object.deletionMeetsChange(entity: entity)
+        if !meetsChange, !entity.table.isView {
             let checked = entity.checkArguments(entity.checkedColumns.map { bases[$0] })
             try db.cachedStatement(sql: SaveStatements.conditionalDelete(entity)).execute(arguments: (key + checked).statementArguments)
             if db.changesCount > 0 {
@@ -166,12 +179,16 @@ struct RootSave {
             // Deleted on both sides: nothing to do, nothing to report.
             return .removed(item.id)
         }
+        if entity.table.isView, !meetsChange, entity.checkedColumns.allSatisfy({ theirs[$0] == bases[$0] }) {
+            return try deleteThroughView(item, db: db, note: &note)
+        }
         let fields = MergeConflict.fields(entity: entity, original: bases, mine: bases, theirs: theirs)
         switch policy {
         case .error:
             conflicts.append(MergeConflict(objectID: item.id, kind: .deleteUpdate, fields: fields))
             return nil
         case .objectTrump, .overwrite:
+            if entity.table.isView { return try deleteThroughView(item, db: db, note: &note) }
             try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
             note.note(deleted: item.id)
             return .removed(item.id)
@@ -189,8 +206,9 @@ struct RootSave {
         let changed = object.persistentChanges(entity: entity)
         let mine = object.columnValues(entity: entity)
         // A field this context has seen change elsewhere conflicts whatever a version column
-        // says; otherwise try the update on the condition that the row is as last seen.
-        if !object.isDeletedElsewhere, object.changedElsewhere(entity: entity).isEmpty {
+        // says; otherwise try the update on the condition that the row is as last seen. (A
+        // view's trigger reports no changes, so a view's row always takes the path below.)
+        if !entity.table.isView, !object.isDeletedElsewhere, object.changedElsewhere(entity: entity).isEmpty {
             let arguments = changed.map { mine[$0] } + key + entity.checkArguments(object.updateCheckValues(entity: entity))
             // When every other column matched its snapshot and SQLite stores the new values as
             // given, the written row is exactly `mine`: no need to read it back. Generated and
@@ -274,8 +292,11 @@ struct RootSave {
         let entity = item.entity
         let columns = entity.writableColumns.filter { item.object.edits[$0] != nil }
         let values = columns.map { item.object.edits[$0]!.value }
+        if entity.table.isView {
+            return try insertThroughView(item, columns: columns, values: values, db: db, note: &note)
+        }
         guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns)).fetchValueRows(arguments: values).first else {
-            throw IgnoredInsert()
+            throw IgnoredWrite()
         }
         let permanent = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
         note.note(inserted: permanent)
@@ -287,6 +308,9 @@ struct RootSave {
     private func reinsert(_ item: Item, values: [Value], db: Database, note: inout WriteAnnotation) throws -> Outcome {
         let entity = item.entity
         let key = item.id.primaryKeyValues ?? []
+        if entity.table.isView {
+            return try insertThroughView(item, columns: entity.writableColumns, values: entity.writableColumns.map { values[$0] }, db: db, note: &note)
+        }
         var rowid: String?
         var arguments: [Value] = []
         // Key columns are among the writable columns and carry the old key; an implicit rowid
@@ -298,14 +322,14 @@ struct RootSave {
         }
         arguments += columns.map { values[$0] }
         guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, rowid: rowid))
-            .fetchValueRows(arguments: arguments).first else { throw IgnoredInsert() }
+            .fetchValueRows(arguments: arguments).first else { throw IgnoredWrite() }
         note.note(inserted: item.id)
         return .stored(item.id, newID: item.id, columns: entity.table.returned(row))
     }
 
     // MARK: - Conflicts
 
-    private func readRow(_ id: ObjectID, entity: Entity, db: Database) throws -> [Value]? {
+    func readRow(_ id: ObjectID, entity: Entity, db: Database) throws -> [Value]? {
         let rows = try db.cachedStatement(sql: SaveStatements.selectRow(entity)).fetchValueRows(arguments: id.primaryKeyValues ?? [])
         return rows.first.map { Array($0[entity.table.keyWidth...]) }
     }

@@ -28,21 +28,22 @@ enum SaveStatements {
             + (conditional ? entity.checksSQL : "") + (returning ? " RETURNING \(table.selectList)" : "")
     }
 
-    /// `INSERT ... RETURNING row`. With `rowid`, the implicit rowid is written first
+    /// `INSERT ... [RETURNING row]`. With `rowid`, the implicit rowid is written first
     /// (re-inserting a row deleted elsewhere under its old identity). Arguments: [rowid,] values.
-    static func insert(_ entity: Entity, columns: [Int], rowid: String? = nil) -> String {
+    static func insert(_ entity: Entity, columns: [Int], rowid: String? = nil, returning: Bool = true) -> String {
         let table = entity.table
         var names = columns.map { table.quotedColumnNames[$0] }
         if let rowid { names.insert(rowid, at: 0) }
+        let returned = returning ? " RETURNING \(table.selectList)" : ""
         guard !names.isEmpty else {
-            return "INSERT INTO \(table.quotedName) DEFAULT VALUES RETURNING \(table.selectList)"
+            return "INSERT INTO \(table.quotedName) DEFAULT VALUES\(returned)"
         }
         let placeholders = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        return "INSERT INTO \(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders)) RETURNING \(table.selectList)"
+        return "INSERT INTO \(table.quotedName) (\(names.joined(separator: ", "))) VALUES (\(placeholders))\(returned)"
     }
 
     /// `SELECT row WHERE key`. Arguments: key.
     static func selectRow(_ entity: Entity) -> String {
-        "SELECT \(entity.table.selectList) FROM \(entity.table.quotedName) WHERE \(entity.table.keyMatchSQL)"
+        "SELECT \(entity.table.selectList) FROM \(entity.table.fromSQL) WHERE \(entity.table.keyMatchSQL)"
     }
 }

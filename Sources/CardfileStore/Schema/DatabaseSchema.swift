@@ -1,6 +1,6 @@
-/// The user tables of a database file, looked up case-insensitively.
+/// The user tables and views of a database file, looked up case-insensitively.
 public struct DatabaseSchema: Hashable, Sendable {
-    /// Every user table, in name order.
+    /// Every user table and view, in name order.
     public let tables: [TableSchema]
     /// True when the file defines triggers: writes may then change rows nobody named.
     public let hasTriggers: Bool
@@ -31,16 +31,18 @@ public struct DatabaseSchema: Hashable, Sendable {
 
     /// Tables whose rows may change, without the hooks naming them, when `table` changes:
     /// `WITHOUT ROWID` tables reached by a cascading foreign key, or every `WITHOUT ROWID`
-    /// table when triggers exist (SQLite reports no row changes for those tables).
+    /// table when triggers exist (SQLite reports no row changes for those tables), and every
+    /// view (whose rows are other tables' rows, which SQLite's hooks never name as the view's).
     func silentlyAffectedTables(by table: String) -> Set<String> {
         if let known = silentlyAffected[table] { return known }
         return self.table(named: table).flatMap { silentlyAffected[$0.name] } ?? []
     }
 
     private static func tablesChangedSilently(by table: String, in tables: [TableSchema], hasTriggers: Bool) -> Set<String> {
-        let unhooked = tables.filter { !$0.primaryKey.isRowid }
-        if hasTriggers { return Set(unhooked.map(\.name)) }
-        var result: Set<String> = []
+        let views = Set(tables.filter(\.isView).map(\.name))
+        let unhooked = tables.filter { !$0.primaryKey.isRowid && !$0.isView }
+        if hasTriggers { return Set(unhooked.map(\.name)).union(views) }
+        var result = views
         for child in unhooked {
             let cascades = child.foreignKeys.contains { key in
                 key.parentTable.lowercased() == table.lowercased()

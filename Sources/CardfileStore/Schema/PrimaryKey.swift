@@ -11,9 +11,16 @@ public enum PrimaryKey: Hashable, Sendable {
     case columns([String])
     /// The key of a `WITHOUT ROWID` table.
     case withoutRowid([String])
-    /// A table whose rowid is shadowed by columns named `rowid`, `_rowid_` and `oid`, with no
-    /// declared key: its rows cannot be told apart, so Cardfile only reads it.
-    case unidentifiable
+    /// No key to write by: a table whose rowid is shadowed by columns named `rowid`, `_rowid_`
+    /// and `oid` with no declared key, or a view that exposes no base table's whole key.
+    /// Cardfile only reads it, and names each row by its content: every column (compared as
+    /// BINARY) and its ordinal among identical rows, which ``TableSchema/fromSQL`` computes as
+    /// ``duplicateColumn``. So two identical rows are two rows, as SQL shows them.
+    case unidentifiable(columns: [String])
+
+    /// The name of the ordinal among identical rows in the read source of an unidentifiable
+    /// table; chosen to stay clear of real column names.
+    static let duplicateColumn = "__cf_duplicate"
 
     /// The SQL expressions that select the key, in key order.
     public var keyExpressions: [String] {
@@ -21,17 +28,24 @@ public enum PrimaryKey: Hashable, Sendable {
         case .rowidAlias(let column): return [column.quotedIdentifier]
         case .implicitRowid(let accessor): return [accessor]
         case .columns(let columns), .withoutRowid(let columns): return columns.map(\.quotedIdentifier)
-        case .unidentifiable: return []
+        case .unidentifiable(let columns):
+            return columns.map { "\($0.quotedIdentifier) COLLATE BINARY" } + [Self.duplicateColumn.quotedIdentifier]
         }
     }
 
-    /// The key's column names, empty for an implicit rowid.
+    /// The key's column names, empty for an implicit rowid and an unidentifiable table.
     public var columnNames: [String] {
         switch self {
         case .rowidAlias(let column): return [column]
         case .columns(let columns), .withoutRowid(let columns): return columns
         case .implicitRowid, .unidentifiable: return []
         }
+    }
+
+    /// True for ``unidentifiable(columns:)``.
+    public var isUnidentifiable: Bool {
+        if case .unidentifiable = self { return true }
+        return false
     }
 
     /// True when the key is the rowid, so SQLite's change hooks report it directly.

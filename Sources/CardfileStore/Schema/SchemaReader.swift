@@ -1,6 +1,6 @@
 import GRDB
 
-/// Introspects every user table of the main database through SQLite's pragmas, and the
+/// Introspects every user table of the main database (and its views, through ``ViewReader``) through SQLite's pragmas, and the
 /// `CREATE TABLE` text for what pragmas do not tell. Table names are always bound as
 /// arguments of the table-valued pragma functions, never spliced into SQL.
 enum SchemaReader {
@@ -17,6 +17,7 @@ enum SchemaReader {
             let sql: String = row["sql"] ?? ""
             tables.append(try readTable(db, name: name, sql: sql, withoutRowid: row["wr"] == 1, strict: row["strict"] == 1))
         }
+        tables += try ViewReader.read(db, tables: tables)
         let triggers = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'") ?? 0
         return DatabaseSchema(tables: tables, hasTriggers: triggers > 0)
     }
@@ -104,6 +105,6 @@ enum SchemaReader {
         if let accessor = ["rowid", "_rowid_", "oid"].first(where: { !taken.contains($0) }) {
             return .implicitRowid(accessor: accessor)
         }
-        return .unidentifiable
+        return .unidentifiable(columns: columns.map(\.name))
     }
 }

@@ -1,8 +1,9 @@
 import GRDB
 
-/// Everything Cardfile knows about one table: columns, key, constraints, indexes.
+/// Everything Cardfile knows about one table or view: columns, key, constraints, indexes.
 ///
-/// Column lookups are case-insensitive, as SQLite's are. Row values inside the store are
+/// A view is listed and read like a table; ``view`` says what its `INSTEAD OF` triggers let
+/// through. Column lookups are case-insensitive, as SQLite's are. Row values inside the store are
 /// arrays aligned with ``columns``.
 public struct TableSchema: Hashable, Sendable {
     public let name: String
@@ -14,6 +15,8 @@ public struct TableSchema: Hashable, Sendable {
     public let checks: [CheckConstraint]
     public let isWithoutRowid: Bool
     public let isStrict: Bool
+    /// For a view, what its triggers let through; nil for a table.
+    public let view: ViewWrites?
 
     private let positions: [String: Int]
     /// The quoted table name, ready for SQL.
@@ -23,15 +26,21 @@ public struct TableSchema: Hashable, Sendable {
     /// The select list `key..., columns...` used for every read of whole rows: the first
     /// ``keyWidth`` values of a row are the key, the rest align with ``columns``.
     let selectList: String
-    /// `key = ?` for one row, or `(a, b) = (?, ?)` for a composite key.
+    /// `key = ?` for one row, or `(a, b) = (?, ?)` for a composite key (`IS` for a key made
+    /// of an unidentifiable table's columns, which may be NULL).
     let keyMatchSQL: String
+    /// What reads select from: the quoted name, or for an unidentifiable table a subquery
+    /// that adds each row's ordinal among identical rows (see ``PrimaryKey/unidentifiable(columns:)``).
+    /// Writes always name ``quotedName``.
+    let fromSQL: String
 
     public init(
         name: String, columns: [ColumnDescription], primaryKey: PrimaryKey,
         uniqueIndexes: [UniqueIndex] = [], indexes: [IndexDescription] = [],
         foreignKeys: [ForeignKeyDescription] = [], checks: [CheckConstraint] = [],
-        isWithoutRowid: Bool = false, isStrict: Bool = false
+        isWithoutRowid: Bool = false, isStrict: Bool = false, view: ViewWrites? = nil
     ) {
+        self.view = view
         self.name = name
         self.columns = columns
         self.primaryKey = primaryKey
@@ -48,10 +57,19 @@ public struct TableSchema: Hashable, Sendable {
         quotedColumnNames = columns.map(\.name.quotedIdentifier)
         let keys = primaryKey.keyExpressions
         selectList = (keys + quotedColumnNames).joined(separator: ", ")
+        let match = primaryKey.isUnidentifiable ? "IS" : "="
         if keys.count == 1 {
-            keyMatchSQL = "\(keys[0]) = ?"
+            keyMatchSQL = "\(keys[0]) \(match) ?"
         } else {
-            keyMatchSQL = "(\(keys.joined(separator: ", "))) = (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
+            keyMatchSQL = "(\(keys.joined(separator: ", "))) \(match) (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
+        }
+        if case .unidentifiable(let columns) = primaryKey {
+            let listed = columns.map(\.quotedIdentifier)
+            let partition = listed.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
+            let ordinal = "row_number() OVER (PARTITION BY \(partition)) AS \(PrimaryKey.duplicateColumn.quotedIdentifier)"
+            fromSQL = "(SELECT \((listed + [ordinal]).joined(separator: ", ")) FROM \(quotedName)) AS \(quotedName)"
+        } else {
+            fromSQL = quotedName
         }
     }
 
@@ -74,6 +92,7 @@ public struct TableSchema: Hashable, Sendable {
         lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.primaryKey == rhs.primaryKey
             && lhs.uniqueIndexes == rhs.uniqueIndexes && lhs.indexes == rhs.indexes && lhs.foreignKeys == rhs.foreignKeys
             && lhs.checks == rhs.checks && lhs.isWithoutRowid == rhs.isWithoutRowid && lhs.isStrict == rhs.isStrict
+            && lhs.view == rhs.view
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -98,6 +117,8 @@ public struct TableSchema: Hashable, Sendable {
     /// `key IN (...)` for `count` rows, with the right shape for composite keys.
     func keyInSQL(count: Int) -> String {
         let expressions = primaryKey.keyExpressions
+        // IN never matches NULL, which an unidentifiable table's key may hold.
+        if primaryKey.isUnidentifiable { return "(" + Array(repeating: keyMatchSQL, count: count).joined(separator: " OR ") + ")" }
         if expressions.count == 1 {
             return "\(expressions[0]) IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
         }
@@ -106,5 +127,8 @@ public struct TableSchema: Hashable, Sendable {
     }
 
     /// False when rows cannot be told apart, so the table is read-only in Cardfile.
-    public var isIdentifiable: Bool { primaryKey != .unidentifiable }
+    public var isIdentifiable: Bool { !primaryKey.isUnidentifiable }
+
+    /// True for a view.
+    public var isView: Bool { view != nil }
 }
