@@ -198,7 +198,7 @@ extension Cardfile {
                 guard let found = container.schema.table(named: table) else { throw fail("no table \"\(table)\" in \(file)") }
                 schema = found
             } else {
-                guard let found = container.schema.tables.first(where: { $0.isIdentifiable && $0.columns.contains { Writer.isEditable($0) && $0.affinity == .text } }) else {
+                guard let found = container.schema.tables.first(where: { $0.isIdentifiable && !$0.isView && $0.columns.contains { Writer.isEditable($0) && $0.affinity == .text } }) else {
                     throw fail("no table in \(file) has a text column to edit")
                 }
                 schema = found

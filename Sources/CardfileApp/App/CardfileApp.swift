@@ -306,12 +306,9 @@ public final class CardfileApp {
     /// Why the records of `table` cannot be changed, in words (for the status bar and a
     /// form); nil when they can, or when only some fields or kinds of change are refused.
     static func readOnlyReason(of table: TableSchema) -> String? {
-        if let view = table.view {
-            if !table.isIdentifiable { return "a view that shows no table's whole key" }
-            if view.update == .none { return "a view with no INSTEAD OF UPDATE trigger" }
-            return nil
-        }
-        return table.isIdentifiable ? nil : "its rows cannot be told apart"
+        if !table.isIdentifiable { return "no key" }
+        if table.view?.update == ViewWrites.Updates.none { return "a view" }
+        return nil
     }
 
     /// Why a change of `kind` cannot be made to `table`'s records, as a sentence; nil when it can.

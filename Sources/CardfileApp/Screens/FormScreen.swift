@@ -55,6 +55,8 @@ final class FormScreen {
 
     var title: String {
         guard let id = session.id, !id.isTemporary else { return "\(session.table.name) › new record" }
+        // A row without a key is named by its whole content: no title to read.
+        guard session.table.isIdentifiable else { return "\(session.table.name) › a row without a key" }
         let key = id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? ""
         return "\(session.table.name) › \(key)"
     }

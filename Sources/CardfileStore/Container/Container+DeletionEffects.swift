@@ -96,6 +96,9 @@ extension Container {
                 guard let key = id.primaryKeyValues, let entity = entities.first(where: { $0.name == id.table }) else { continue }
                 try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
                 named[entity.table.name, default: 0] += db.changesCount
+                // Through a view, the trigger deletes the row of its table that the view
+                // showed: that is the record itself, not something that goes with it.
+                if let base = entity.table.view?.rowsOf { named[base, default: 0] += 1 }
             }
             let counts = try Row.fetchAll(db, sql: """
                 SELECT k, (SELECT count(*) FROM temp.cardfile_gone g WHERE g.k = e.k) AS deleted,

@@ -52,7 +52,6 @@ extension ObjectContext {
     /// Reads whole rows by key, in chunks that stay under SQLite's argument limit.
     static func readRows(_ ids: [ObjectID], entity: Entity, db: Database) throws -> [ObjectID: [Value]] {
         let table = entity.table
-        guard table.isIdentifiable else { return [:] }
         var rows: [ObjectID: [Value]] = [:]
         let width = table.keyWidth
         let chunkSize = max(1, 500 / width)

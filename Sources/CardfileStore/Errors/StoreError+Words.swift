@@ -42,7 +42,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .tableNotEditable(let table, isView: false):
             return "Records of \(Self.quote(table)) cannot be told apart (the table has no key and its rowid is hidden by columns), so it can only be read."
         case .viewNotWritable(let view, let kind?):
-            return "Cannot \(Self.viewRefusal(kind)) view \(Self.quote(view)): it has no INSTEAD OF \(kind.rawValue) trigger."
+            return "Cannot \(Self.viewRefusal(kind)): view \(Self.quote(view)) has no INSTEAD OF \(kind.rawValue) trigger."
         case .viewNotWritable(let view, nil):
             return "\(Self.quote(view)) is a view: imports and batch changes write to tables, not views."
         case .saveNotAllowed(let context):
@@ -127,9 +127,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .viewNotWritable(.update) where failure.field != nil:
             sentence = "\(field) is not covered by an INSTEAD OF UPDATE trigger of the view, so it cannot be edited."
         case .viewNotWritable(let kind):
-            sentence = "Cannot \(viewRefusal(kind)) the view: it has no INSTEAD OF \(kind.rawValue) trigger."
-        case .keyNeededThroughView:
-            sentence = "\(field) is needed to add a record through a view: it is how the record is found again once the view's trigger has stored it."
+            sentence = "Cannot \(viewRefusal(kind)): the view has no INSTEAD OF \(kind.rawValue) trigger."
         case .ignoredByDatabase:
             sentence = "The database ignored this record (a trigger refused it)."
         }
@@ -193,12 +191,12 @@ extension StoreError: CustomStringConvertible, LocalizedError {
 
     static func quote(_ name: String) -> String { "“\(name)”" }
 
-    /// What a view without a trigger for `kind` refuses, as words that name the view next.
+    /// What a view without a trigger for `kind` refuses.
     private static func viewRefusal(_ kind: ViewWrites.Kind) -> String {
         switch kind {
-        case .insert: return "add records through"
-        case .update: return "change records of"
-        case .delete: return "delete records through"
+        case .insert: return "add"
+        case .update: return "change"
+        case .delete: return "delete"
         }
     }
 

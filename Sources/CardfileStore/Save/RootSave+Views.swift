@@ -16,15 +16,12 @@ extension RootSave {
             .map { ValidationFailure(objectID: id, field: entity.table.columns[$0].name, rule: .viewNotWritable(.update), value: nil) }
     }
 
-    /// Why a new `object` cannot be added through its view: no `INSTEAD OF INSERT` trigger, or
-    /// a key field left empty. Empty for a table.
+    /// Why a new `object` cannot be added through its view: no `INSTEAD OF INSERT` trigger.
+    /// (A key field left empty is refused by the validator, like any key's: the key is how
+    /// the record is found again once the trigger has stored it.) Empty for a table.
     static func viewRefusals(inserting object: ManagedObject, id: ObjectID, entity: Entity) -> [ValidationFailure] {
-        guard let view = entity.table.view else { return [] }
-        guard view.insert else { return [ValidationFailure(objectID: id, field: nil, rule: .viewNotWritable(.insert), value: nil)] }
-        let values = object.columnValues(entity: entity)
-        return entity.table.keyColumnIndexes.filter { values[$0].isNull }.map {
-            ValidationFailure(objectID: id, field: entity.table.columns[$0].name, rule: .keyNeededThroughView, value: nil)
-        }
+        guard entity.table.view?.insert == false else { return [] }
+        return [ValidationFailure(objectID: id, field: nil, rule: .viewNotWritable(.insert), value: nil)]
     }
 
     /// Deletes the view's row by key; the trigger must have taken it away.

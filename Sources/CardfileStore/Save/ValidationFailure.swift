@@ -30,9 +30,6 @@ public struct ValidationFailure: Hashable, Sendable {
         /// The record is in a view with no `INSTEAD OF` trigger for this kind of change (for
         /// an update, none that covers the field).
         case viewNotWritable(ViewWrites.Kind)
-        /// A record added through a view needs its key: the view's trigger does not tell which
-        /// row it made, so the key is how the record is found again.
-        case keyNeededThroughView
         /// The database ignored the record (a trigger's `RAISE(IGNORE)`).
         case ignoredByDatabase
     }

@@ -20,11 +20,15 @@ public struct ViewWrites: Hashable, Sendable {
     public var insert: Bool
     public var update: Updates
     public var delete: Bool
+    /// The table whose rows the view shows, each once and by that table's key (so a write
+    /// through the view is a write of that table's row); nil for a keyless view.
+    public var rowsOf: String?
 
-    public init(insert: Bool = false, update: Updates = .none, delete: Bool = false) {
+    public init(insert: Bool = false, update: Updates = .none, delete: Bool = false, rowsOf: String? = nil) {
         self.insert = insert
         self.update = update
         self.delete = delete
+        self.rowsOf = rowsOf
     }
 
     /// True when a trigger lets an update of `column` through.
