@@ -57,6 +57,23 @@ struct DeletionEffectsTests {
         #expect(error?.failures?.first?.rule == .referenced(by: "keeper"), "\(String(describing: error))")
     }
 
+    /// What `:delete` on several marked records will ask: the effects of all of them, each
+    /// row counted once, and a named record never counted as something that goes with another.
+    @Test func severalRecordsAreCountedTogether() throws {
+        let fixture = try PeopleFixture(schema: Self.family)
+        let effects = try fixture.container.deletionEffects(of: [
+            ObjectID(table: "parent", rowid: 1), ObjectID(table: "child", rowid: 12), ObjectID(table: "child", rowid: 10),
+        ])
+        // Child 11 goes with parent 1 (10 is named itself); every grandchild goes; both tags
+        // fall back to child 0.
+        #expect(effects.deleted == [.init(table: "child", count: 1), .init(table: "grandchild", count: 3)])
+        #expect(effects.changed == [
+            .init(table: "note", count: 3, columns: ["parent_id"], action: .setNull),
+            .init(table: "tag", count: 2, columns: ["child_id"], action: .setDefault),
+        ])
+        #expect(try fixture.disk("SELECT count(*) FROM child") == 4)
+    }
+
     @Test func selfReferencesAndCyclesAreCountedOncePerRow() throws {
         let fixture = try PeopleFixture(schema: """
             CREATE TABLE staff (id INTEGER PRIMARY KEY, boss INTEGER REFERENCES staff ON DELETE CASCADE);

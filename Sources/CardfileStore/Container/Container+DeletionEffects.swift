@@ -91,14 +91,19 @@ extension Container {
                     END
                     """)
             }
+            // The named records are not "also" deleted, even when a cascade from another named
+            // record reaches them first: count those that exist before anything goes. Through
+            // a view, the record is the row of the table the view shows.
             var named: [String: Int] = [:]
             for id in ids {
                 guard let key = id.primaryKeyValues, let entity = entities.first(where: { $0.name == id.table }) else { continue }
+                let table = entity.table
+                let exists = try Row.fetchOne(db, sql: "SELECT 1 FROM \(table.fromSQL) WHERE \(table.keyMatchSQL)", arguments: key.statementArguments) != nil
+                if exists { named[table.view?.rowsOf ?? table.name, default: 0] += 1 }
+            }
+            for id in ids {
+                guard let key = id.primaryKeyValues, let entity = entities.first(where: { $0.name == id.table }) else { continue }
                 try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
-                named[entity.table.name, default: 0] += db.changesCount
-                // Through a view, the trigger deletes the row of its table that the view
-                // showed: that is the record itself, not something that goes with it.
-                if let base = entity.table.view?.rowsOf { named[base, default: 0] += 1 }
             }
             let counts = try Row.fetchAll(db, sql: """
                 SELECT k, (SELECT count(*) FROM temp.cardfile_gone g WHERE g.k = e.k) AS deleted,
