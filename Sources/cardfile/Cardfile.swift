@@ -198,7 +198,7 @@ extension Cardfile {
                 guard let found = container.schema.table(named: table) else { throw fail("no table \"\(table)\" in \(file)") }
                 schema = found
             } else {
-                guard let found = container.schema.tables.first(where: { $0.isIdentifiable && !$0.isView && $0.columns.contains { Writer.isEditable($0) && $0.affinity == .text } }) else {
+                guard let found = container.schema.tables.first(where: { table in table.isIdentifiable && !table.isView && table.columns.contains { Writer.isEditable($0, in: table) && $0.affinity == .text } }) else {
                     throw fail("no table in \(file) has a text column to edit")
                 }
                 schema = found
@@ -419,14 +419,14 @@ struct Writer {
     }
 
     /// A column the collaborator may change: written by people, not a key.
-    static func isEditable(_ column: ColumnDescription) -> Bool {
-        column.isWritable && column.primaryKeyPosition == nil
+    static func isEditable(_ column: ColumnDescription, in table: TableSchema) -> Bool {
+        column.isWritable && !table.primaryKey.columnNames.contains(column.name)
     }
 
     /// Sets one field of the record with `key` (typed as text; a table without a declared key
     /// is keyed by its rowid).
     func set(key: String, field: String, text: String) throws(StoreError) -> String {
-        let keyAffinity = table.columns.first(where: { $0.primaryKeyPosition != nil })?.affinity ?? .integer
+        let keyAffinity = table.primaryKey.columnNames.first.flatMap { table.column(named: $0) }?.affinity ?? .integer
         let id = ObjectID(table: table.name, primaryKey: [keyAffinity.coerce(key) ?? .text(key)])
         return try set(id: id, field: field, text: text)
     }
@@ -453,7 +453,7 @@ struct Writer {
         // ISBN is not edited in passing) and not dates.
         let references = Set((table.foreignKeys.flatMap(\.columns) + table.uniqueIndexes.flatMap(\.columns)).map { $0.lowercased() })
         let columns = table.columns.filter { column in
-            guard Self.isEditable(column), [.text, .integer, .real, .numeric].contains(column.affinity),
+            guard Self.isEditable(column, in: table), [.text, .integer, .real, .numeric].contains(column.affinity),
                   !references.contains(column.name.lowercased()) else { return false }
             let value = record[column.name]?.description ?? ""
             return value.range(of: #"^\d{4}-\d{2}-\d{2}"#, options: .regularExpression) == nil

@@ -50,7 +50,12 @@ public enum TableCreator {
             do {
                 let queue = try DatabaseQueue(path: database, configuration: { var c = Configuration(); c.readonly = true; return c }())
                 defer { try? queue.close() }
-                if try queue.read({ try $0.tableExists(options.table) }) { return nil }
+                // A view of that name is there too: the import then says it writes tables only.
+                let exists = try queue.read { db in
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_schema WHERE type IN ('table', 'view') AND name = ? COLLATE NOCASE",
+                                      arguments: [options.table]) ?? false
+                }
+                if exists { return nil }
             } catch {
                 throw .store(.cannotOpen(path: database, detail: String(describing: error)))
             }

@@ -41,7 +41,11 @@ struct OrderedQuery: Sendable {
                 used.insert(table.columns[index].name.lowercased())
             }
             var expression = table.quotedColumnNames[index]
-            if let collation = descriptor.collation { expression += " COLLATE \(collation.name)" }
+            // A view's column may carry a collation SQLite does not report (`name COLLATE
+            // NOCASE AS name`): the order is made explicit, so SQL sorts as Swift compares.
+            if let collation = descriptor.collation ?? (table.isView ? table.columns[index].collation : nil) {
+                expression += " COLLATE \(collation.name)"
+            }
             let isRowid = table.primaryKey == .rowidAlias(column: table.columns[index].name)
             terms.append(Term(
                 expression: expression, ascending: descriptor.ascending, slot: table.keyWidth + index,

@@ -28,21 +28,40 @@ extension RootSave {
     func deleteThroughView(_ item: Item, db: Database, note: inout WriteAnnotation) throws -> Outcome {
         let key = item.id.primaryKeyValues ?? []
         try db.cachedStatement(sql: SaveStatements.delete(item.entity)).execute(arguments: key.statementArguments)
-        guard try readRow(item.id, entity: item.entity, db: db) == nil else { throw IgnoredWrite() }
+        guard try readRow(item.id, entity: item.entity, db: db) == nil else { throw Refused() }
         note.note(deleted: item.id)
         return .removed(item.id)
     }
 
+    /// Writes `write` of `mine` through the view's trigger and reads the row back: gone, it was
+    /// removed; exactly as before although a value was to change, the trigger ignored it.
+    func updateThroughView(_ item: Item, setting write: [Int], mine: [Value], theirs: [Value], db: Database,
+                           note: inout WriteAnnotation) throws -> Outcome {
+        let key = item.id.primaryKeyValues ?? []
+        try db.cachedStatement(sql: item.entity.updateSQL(setting: write, conditional: false, returning: false))
+            .execute(arguments: (write.map { mine[$0] } + key).statementArguments)
+        guard let after = try readRow(item.id, entity: item.entity, db: db) else { return .removed(item.id) }
+        if after == theirs, write.contains(where: { mine[$0] != theirs[$0] }) { throw Refused() }
+        note.note(updated: item.id)
+        return .stored(item.id, newID: item.id, columns: after)
+    }
+
     /// Inserts `values` into `columns` of the view, then finds the stored row by the key the
-    /// values carry (``viewRefusals(inserting:id:entity:)`` made sure they carry one).
+    /// values carry (the validator made sure they carry one). A row already under that key
+    /// is refused first: a trigger that replaces or ignores would otherwise hand back another
+    /// record as this one.
     func insertThroughView(_ item: Item, columns: [Int], values: [Value], db: Database, note: inout WriteAnnotation) throws -> Outcome {
         let entity = item.entity
-        try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, returning: false))
-            .execute(arguments: values.statementArguments)
         let given = Dictionary(zip(columns, values), uniquingKeysWith: { first, _ in first })
         let key = entity.table.keyColumnIndexes.map { given[$0] ?? .null }
-        let rows = try db.cachedStatement(sql: SaveStatements.selectRow(entity)).fetchValueRows(arguments: key)
-        guard let row = rows.first else { throw IgnoredWrite() }
+        let find = try db.cachedStatement(sql: SaveStatements.selectRow(entity))
+        guard try find.fetchValueRows(arguments: key).isEmpty else {
+            throw Refused(field: entity.table.primaryKey.columnNames.first, rule: .unique(columns: entity.table.primaryKey.columnNames))
+        }
+        try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, returning: false))
+            .execute(arguments: values.statementArguments)
+        let rows = try find.fetchValueRows(arguments: key)
+        guard let row = rows.first else { throw Refused() }
         let stored = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
         note.note(inserted: stored)
         if item.id.isTemporary { note.permanentIDs[item.id] = stored }

@@ -28,9 +28,13 @@ struct RootSave {
 
     private var core: StoreCore { context.core }
 
-    /// A write that SQLite ignored: an INSERT that returned no row (a trigger's RAISE(IGNORE)),
-    /// or a view's trigger that left the row it was to delete.
-    struct IgnoredWrite: Error {}
+    /// A write refused while it ran, reported as a failure of its object: by default one that
+    /// SQLite ignored (an INSERT that returned no row, a trigger's RAISE(IGNORE), a view's
+    /// trigger that left its row as it was).
+    struct Refused: Error {
+        var field: String? = nil
+        var rule: ValidationFailure.Rule = .ignoredByDatabase
+    }
 
     /// True when the state holds anything a save would write.
     static func hasWork(_ state: ContextState, core: StoreCore) throws -> Bool {
@@ -121,8 +125,8 @@ struct RootSave {
         for item in deletes where !invalid.contains(item.id) {
             do {
                 if let outcome = try delete(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
-            } catch is IgnoredWrite {
-                failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .ignoredByDatabase, value: nil))
+            } catch let refused as Refused {
+                failures.append(ValidationFailure(objectID: item.id, field: refused.field, rule: refused.rule, value: nil))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 failures += ConstraintMapper.failures(
                     for: error, id: item.id, entity: item.entity, operation: .delete(key: item.id.primaryKeyValues ?? []),
@@ -132,8 +136,8 @@ struct RootSave {
         for item in updates where !invalid.contains(item.id) {
             do {
                 if let outcome = try update(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
-            } catch is IgnoredWrite {
-                failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .ignoredByDatabase, value: nil))
+            } catch let refused as Refused {
+                failures.append(ValidationFailure(objectID: item.id, field: refused.field, rule: refused.rule, value: nil))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 failures += ConstraintMapper.failures(
                     for: error, id: item.id, entity: item.entity,
@@ -143,8 +147,8 @@ struct RootSave {
         for item in inserts where !invalid.contains(item.id) {
             do {
                 outcomes.append(try insert(item, db: db, note: &note))
-            } catch is IgnoredWrite {
-                failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .ignoredByDatabase, value: nil))
+            } catch let refused as Refused {
+                failures.append(ValidationFailure(objectID: item.id, field: refused.field, rule: refused.rule, value: nil))
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 failures += ConstraintMapper.failures(
                     for: error, id: item.id, entity: item.entity,
@@ -277,6 +281,9 @@ struct RootSave {
         guard !write.isEmpty else {
             return .stored(item.id, newID: item.id, columns: theirs)
         }
+        if entity.table.isView {
+            return try updateThroughView(item, setting: write, mine: mine, theirs: theirs, db: db, note: &note)
+        }
         let sql = entity.updateSQL(setting: write, conditional: false, returning: true)
         guard let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: write.map { mine[$0] } + key).first else {
             return .removed(item.id)
@@ -296,7 +303,7 @@ struct RootSave {
             return try insertThroughView(item, columns: columns, values: values, db: db, note: &note)
         }
         guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns)).fetchValueRows(arguments: values).first else {
-            throw IgnoredWrite()
+            throw Refused()
         }
         let permanent = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
         note.note(inserted: permanent)
@@ -308,7 +315,8 @@ struct RootSave {
     private func reinsert(_ item: Item, values: [Value], db: Database, note: inout WriteAnnotation) throws -> Outcome {
         let entity = item.entity
         let key = item.id.primaryKeyValues ?? []
-        if entity.table.isView {
+        if let view = entity.table.view {
+            guard view.insert else { throw Refused(rule: .viewNotWritable(.insert)) }
             return try insertThroughView(item, columns: entity.writableColumns, values: entity.writableColumns.map { values[$0] }, db: db, note: &note)
         }
         var rowid: String?
@@ -322,7 +330,7 @@ struct RootSave {
         }
         arguments += columns.map { values[$0] }
         guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, rowid: rowid))
-            .fetchValueRows(arguments: arguments).first else { throw IgnoredWrite() }
+            .fetchValueRows(arguments: arguments).first else { throw Refused() }
         note.note(inserted: item.id)
         return .stored(item.id, newID: item.id, columns: entity.table.returned(row))
     }

@@ -14,9 +14,15 @@ public enum PrimaryKey: Hashable, Sendable {
     /// No key to write by: a table whose rowid is shadowed by columns named `rowid`, `_rowid_`
     /// and `oid` with no declared key, or a view that exposes no base table's whole key.
     /// Cardfile only reads it, and names each row by its content: every column (compared as
-    /// BINARY) and its ordinal among identical rows, which ``TableSchema/fromSQL`` computes as
+    /// BINARY, with its storage class) and its ordinal among identical rows, which ``TableSchema/fromSQL`` computes as
     /// ``duplicateColumn``. So two identical rows are two rows, as SQL shows them.
     case unidentifiable(columns: [String])
+
+    /// Each column as BINARY and its storage class: the integer 1 and the real 1.0, which SQL
+    /// calls equal, are different content.
+    static func contentTerms(_ columns: [String]) -> [String] {
+        columns.flatMap { ["\($0.quotedIdentifier) COLLATE BINARY", "typeof(\($0.quotedIdentifier))"] }
+    }
 
     /// The name of the ordinal among identical rows in the read source of an unidentifiable
     /// table; chosen to stay clear of real column names.
@@ -29,7 +35,7 @@ public enum PrimaryKey: Hashable, Sendable {
         case .implicitRowid(let accessor): return [accessor]
         case .columns(let columns), .withoutRowid(let columns): return columns.map(\.quotedIdentifier)
         case .unidentifiable(let columns):
-            return columns.map { "\($0.quotedIdentifier) COLLATE BINARY" } + [Self.duplicateColumn.quotedIdentifier]
+            return Self.contentTerms(columns) + [Self.duplicateColumn.quotedIdentifier]
         }
     }
 

@@ -65,7 +65,7 @@ public struct TableSchema: Hashable, Sendable {
         }
         if case .unidentifiable(let columns) = primaryKey {
             let listed = columns.map(\.quotedIdentifier)
-            let partition = listed.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
+            let partition = PrimaryKey.contentTerms(columns).joined(separator: ", ")
             let ordinal = "row_number() OVER (PARTITION BY \(partition)) AS \(PrimaryKey.duplicateColumn.quotedIdentifier)"
             fromSQL = "(SELECT \((listed + [ordinal]).joined(separator: ", ")) FROM \(quotedName)) AS \(quotedName)"
         } else {

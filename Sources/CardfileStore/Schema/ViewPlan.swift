@@ -7,7 +7,11 @@ import GRDB
 /// rowid, primary key or a unique index, all compared with `=`), the view holds each row of T
 /// at most once, whatever its filter. A compound, a co-routine (grouping, DISTINCT, a
 /// subquery in FROM) or a materialized view says nothing so simple, and gives no table.
-/// Subqueries in a condition or a column do not repeat rows, so they are allowed.
+/// Subqueries in a condition or a column do not repeat rows, so they are allowed, as long as
+/// they do not read T (whose key they could then hand out as a column).
+///
+/// The plan writes `IN` and `IS` lookups as `=?` too, and a unique index holds many NULLs
+/// that `IS` matches: so a join is trusted only when the view's text uses neither word.
 struct ViewPlan {
     /// One top-level loop: the table (or alias) it reads and how.
     struct Loop {
@@ -17,32 +21,43 @@ struct ViewPlan {
     }
 
     let loops: [Loop]
+    /// The tables or aliases every SCAN and SEARCH reads, at any depth (subqueries too).
+    let everyRead: [String]
 
     /// Nil when the plan has a shape other than nested loops over tables.
     init?(_ db: Database, view: String) throws {
         var loops: [Loop] = []
+        var everyRead: [String] = []
         for row in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM \(view.quotedIdentifier)") {
-            guard (row["parent"] as Int? ?? 0) == 0 else { continue }
             let detail: String = row["detail"] ?? ""
-            if let rest = Self.dropPrefix("SCAN ", detail) ?? Self.dropPrefix("SEARCH ", detail) {
-                let parts = rest.components(separatedBy: " USING ")
-                loops.append(Loop(name: parts[0], access: parts.dropFirst().joined(separator: " USING ")))
+            let read = (Self.dropPrefix("SCAN ", detail) ?? Self.dropPrefix("SEARCH ", detail))?.components(separatedBy: " USING ")
+            if let read { everyRead.append(read[0]) }
+            guard (row["parent"] as Int? ?? 0) == 0 else { continue }
+            if let read {
+                loops.append(Loop(name: read[0], access: read.dropFirst().joined(separator: " USING ")))
             } else if !(detail.hasPrefix("USE TEMP B-TREE") || detail.contains("SUBQUERY") && !detail.hasPrefix("COMPOUND")) {
                 return nil
             }
         }
         guard !loops.isEmpty else { return nil }
         self.loops = loops
+        self.everyRead = everyRead
     }
 
-    /// The table whose rows the view shows at most once each, or nil. `aliases` maps names
-    /// the view's FROM clause gives tables (lowercased) to the tables' names.
-    func rowsTable(tables: [TableSchema], aliases: [String: String]) -> TableSchema? {
+    /// The table whose rows the view shows at most once each, or nil. `viewSQL` is the
+    /// view's `CREATE VIEW` statement, for the names its FROM clauses give tables.
+    func rowsTable(tables: [TableSchema], viewSQL: String) -> TableSchema? {
+        let aliases = Self.aliases(inViewSQL: viewSQL)
         func table(_ name: String) -> TableSchema? {
             let real = aliases[name.lowercased()] ?? name
             return tables.first { $0.name.lowercased() == real.lowercased() }
         }
-        guard let outer = table(loops[0].name) else { return nil }
+        guard let outer = table(loops[0].name),
+              everyRead.filter({ table($0)?.name == outer.name }).count == 1 else { return nil }
+        if loops.count > 1 {
+            let tokens = (try? SQLTokenizer.tokenize(viewSQL)) ?? []
+            guard !tokens.isEmpty, !tokens.contains(where: { $0.isWord("IN") || $0.isWord("IS") }) else { return nil }
+        }
         for loop in loops.dropFirst() {
             guard let inner = table(loop.name), Self.findsOneRow(loop.access, in: inner, tables: tables) else { return nil }
         }

@@ -39,7 +39,7 @@ enum ViewReader {
                 name: columnName, declaredType: row["type"] ?? "", collation: origin?.collation ?? .binary))
         }
         var writes = ViewWrites()
-        for trigger in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ?", arguments: [name]) {
+        for trigger in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE", arguments: [name]) {
             writes.add(triggerSQL: trigger)
         }
         let key = try provenKey(db, view: name, sql: sql, origins: origins, tables: tables)
@@ -71,7 +71,7 @@ enum ViewReader {
         _ db: Database, view: String, sql: String, origins: [(name: String, table: String?, column: String?)], tables: [TableSchema]
     ) throws -> (columns: [String], table: String)? {
         guard let plan = try ViewPlan(db, view: view),
-              let base = plan.rowsTable(tables: tables, aliases: ViewPlan.aliases(inViewSQL: sql)) else { return nil }
+              let base = plan.rowsTable(tables: tables, viewSQL: sql) else { return nil }
         let fromBase = origins.filter { $0.table?.lowercased() == base.name.lowercased() }
         func exposing(_ column: String) -> String? {
             fromBase.first { $0.column?.lowercased() == column.lowercased() }?.name
