@@ -16,10 +16,10 @@ extension RootSave {
             .map { ValidationFailure(objectID: id, field: entity.table.columns[$0].name, rule: .viewNotWritable(.update), value: nil) }
     }
 
-    /// Why a new `object` cannot be added through its view: no `INSTEAD OF INSERT` trigger.
+    /// Why a new record cannot be added through its view: no `INSTEAD OF INSERT` trigger.
     /// (A key field left empty is refused by the validator, like any key's: the key is how
     /// the record is found again once the trigger has stored it.) Empty for a table.
-    static func viewRefusals(inserting object: ManagedObject, id: ObjectID, entity: Entity) -> [ValidationFailure] {
+    static func viewRefusals(inserting id: ObjectID, entity: Entity) -> [ValidationFailure] {
         guard entity.table.view?.insert == false else { return [] }
         return [ValidationFailure(objectID: id, field: nil, rule: .viewNotWritable(.insert), value: nil)]
     }

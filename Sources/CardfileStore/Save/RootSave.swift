@@ -117,7 +117,7 @@ struct RootSave {
             failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .viewNotWritable(.delete), value: nil))
         }
         for item in updates where item.entity.table.isIdentifiable { failures += Self.viewRefusals(updating: item.object, id: item.id, entity: item.entity) }
-        for item in inserts { failures += Self.viewRefusals(inserting: item.object, id: item.id, entity: item.entity) }
+        for item in inserts { failures += Self.viewRefusals(inserting: item.id, entity: item.entity) }
         let invalid = Set(failures.map(\.objectID))
 
         var outcomes: [Outcome] = []

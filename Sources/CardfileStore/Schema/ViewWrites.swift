@@ -49,8 +49,6 @@ public struct ViewWrites: Hashable, Sendable {
         }
     }
 
-    /// True when no trigger lets anything through: the view is only read.
-    public var isReadOnly: Bool { !insert && !delete && update == .none }
 
     /// Adds what one `CREATE TRIGGER` statement on the view lets through. Triggers on a view
     /// are always `INSTEAD OF`; the statement kind follows those words, and `UPDATE OF`
