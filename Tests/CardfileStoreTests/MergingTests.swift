@@ -152,4 +152,21 @@ struct MergingTests {
         try background.refreshAll()
         #expect(try background.record(for: fixture.person(1))?["city"] == "Elsewhere")
     }
+    /// A child's explicit NULL on a field of the parent's unsaved insert must reach the INSERT
+    /// even after the parent's copy changed (a merge must not mistake it for "no edit").
+    @Test func anExplicitNullOnTheParentsInsertSurvivesTheParentChanging() throws {
+        let fixture = try PeopleFixture(schema: """
+            CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT DEFAULT 'Nowhere');
+            """)
+        let view = fixture.view
+        let id = try view.insert(into: "people", values: ["name": "New"])
+        let editor = fixture.container.editorContext(parent: view)
+        try editor.update(id, values: ["city": .null])
+        try view.update(id, values: ["name": "Renamed"])       // the parent's copy changes
+        #expect(try editor.record(for: id)?["name"] == "Renamed")
+        try editor.save()
+        try view.save()
+        #expect(try fixture.disk("SELECT name FROM people") == "Renamed")
+        #expect(try fixture.disk("SELECT city IS NULL FROM people") == 1)
+    }
 }

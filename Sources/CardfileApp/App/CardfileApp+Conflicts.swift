@@ -48,24 +48,12 @@ extension CardfileApp {
             case .restore:
                 try editor.resolveConflict(of: id, keeping: .mine)
             case .merge:
-                for row in dialog.rows where row.isContested { try editor.resolveConflict(of: id, field: row.name, choosing: .mine) }
+                try editor.resolveConflict(dialog.conflict, by: .objectTrump)
             case .keepMine:
-                for row in dialog.rows {
-                    if row.isContested {
-                        try editor.resolveConflict(of: id, field: row.name, choosing: .mine)
-                    } else if row.mine == row.original, row.theirs != row.original {
-                        // Changed only elsewhere: my whole record means the value I had.
-                        try editor.update(id, values: [row.name: row.original])
-                    }
-                }
+                try editor.resolveConflict(dialog.conflict, by: .overwrite)
             default:
                 for (name, choice) in dialog.choices {
-                    let chosen: ObjectContext.ConflictChoice = switch choice {
-                    case .original: .original
-                    case .mine: .mine
-                    case .theirs: .theirs
-                    }
-                    try editor.resolveConflict(of: id, field: name, choosing: chosen)
+                    try editor.resolveConflict(of: id, field: name, choosing: choice.side)
                 }
             }
         } catch {

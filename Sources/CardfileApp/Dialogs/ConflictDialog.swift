@@ -9,6 +9,9 @@ struct ConflictDialog {
         case original, mine, theirs
 
         var name: String { ["Original", "Mine", "Theirs"][rawValue] }
+
+        /// The side of the three-way merge this choice takes.
+        var side: ThreeWayMerge.Side { [.original, .mine, .theirs][rawValue] }
     }
 
     struct Row {
@@ -32,7 +35,8 @@ struct ConflictDialog {
         case cancel
     }
 
-    let id: ObjectID
+    /// The conflict as the save reported it.
+    let conflict: MergeConflict
     let recordTitle: String
     let kind: MergeConflict.Kind
     private(set) var rows: [Row]
@@ -40,7 +44,7 @@ struct ConflictDialog {
     private(set) var focus: Int
 
     init(conflict: MergeConflict, recordTitle: String) {
-        id = conflict.objectID
+        self.conflict = conflict
         self.recordTitle = recordTitle
         kind = conflict.kind
         rows = conflict.fields.map { field in

@@ -33,35 +33,36 @@ struct ManagedObject: Sendable {
 
     var isDeleted: Bool { deletionBase != nil }
 
-    /// Sets a field, keeping the rule that an edit equal to the value it started from is no
-    /// edit at all: such an edit is removed at once, so merges reach the field again and
-    /// `hasChanges` clears. (An inserted object keeps every field set: a field set to NULL
-    /// must not fall back to the column's default.)
+    /// The one definition of a pending edit: whether a field set to `value`, starting from
+    /// `base`, is something a save must carry.
+    ///
+    /// On an object inserted here, or one the source holds as an unsaved insert, every field set
+    /// is pending: a field set to NULL must not fall back to the column's default. Otherwise an
+    /// edit is pending unless it is back where it started (`base`) or the source already holds
+    /// its value (the person's change is there). Only pending edits are ever stored, so "edited"
+    /// everywhere else simply means "has an entry in ``edits``".
+    func isPending(_ field: Int, value: Value, base: Value) -> Bool {
+        if isInserted || sourceIsInserted { return true }
+        return value != base && value != snapshot?[field]
+    }
+
+    /// Sets a field; its edit starts where the field's current edit started, or from the value
+    /// the source holds (see ``isPending(_:value:base:)`` for when it is kept).
     mutating func set(_ field: Int, to value: Value, entity: Entity) {
-        if isInserted {
-            edits[field] = Edit(value: value, base: .null)
-            return
-        }
-        let base = edits[field]?.base ?? self.value(field, entity: entity)
-        if sourceIsInserted {
-            edits[field] = Edit(value: value, base: base)
-        } else if value == base || value == snapshot?[field] {
-            // Back where it started, or the value the source holds now: nothing to write.
-            edits.removeValue(forKey: field)
-        } else {
-            edits[field] = Edit(value: value, base: base)
-        }
+        set(field, to: value, base: edits[field]?.base ?? self.value(field, entity: entity))
     }
 
     /// Sets a field to `value` with its edit starting from `base` (a parent taking a child's
-    /// edit); the edit is dropped when it changes nothing.
+    /// edit, a person choosing a side of a conflict).
     mutating func set(_ field: Int, to value: Value, base: Value) {
-        if isInserted {
-            edits[field] = Edit(value: value, base: .null)
-        } else if value == base {
+        let base = isInserted ? .null : base
+        edits[field] = isPending(field, value: value, base: base) ? Edit(value: value, base: base) : nil
+    }
+
+    /// Drops the edits a new snapshot made no longer pending (the source now holds their value).
+    mutating func dropSettledEdits() {
+        for (field, edit) in edits where !isPending(field, value: edit.value, base: edit.base) {
             edits.removeValue(forKey: field)
-        } else {
-            edits[field] = Edit(value: value, base: base)
         }
     }
 
@@ -82,62 +83,71 @@ struct ManagedObject: Sendable {
         (0..<entity.columnCount).map { value($0, entity: entity) }
     }
 
-    /// True when the field's edit changes its value (for inserts, any set field).
+    /// True when the field carries a pending edit.
     func isChanged(_ field: Int) -> Bool {
-        guard let edit = edits[field] else { return false }
-        return isInserted || edit.value != edit.base
+        edits[field] != nil
     }
 
-    /// Persistent fields whose value differs from the value the edit started from.
+    /// Persistent fields with a pending edit, ascending.
     func persistentChanges(entity: Entity) -> [Int] {
-        edits.keys.filter { $0 < entity.columnCount && isChanged($0) }.sorted()
+        edits.keys.filter(entity.isPersistent).sorted()
     }
 
+    /// True when a save has something of this object to write.
     func hasPersistentChanges(entity: Entity) -> Bool {
-        isInserted || isDeleted || edits.contains { $0.key < entity.columnCount && ($0.value.value != $0.value.base || sourceIsInserted) }
+        isInserted || isDeleted || edits.keys.contains(where: entity.isPersistent)
     }
 
-    /// Edited persistent fields whose stored value moved away from the edit's base: the
-    /// fields a save would meet as a conflict. (A field whose stored value became the edit's
-    /// own value is no longer edited: merging drops such edits.)
-    func changedElsewhere(entity: Entity) -> [Int] {
-        guard let snapshot, !isInserted else { return [] }
-        return persistentChanges(entity: entity).filter { edits[$0]!.base != snapshot[$0] }
+    /// The value the person's edit of a column started from: the edit's base, or the value
+    /// the source holds for a column not edited.
+    func original(_ column: Int) -> Value {
+        edits[column]?.base ?? snapshot?[column] ?? .null
     }
 
-    /// For a deleted object: true when the source's row moved away from what the delete was
-    /// checked against (the delete meets a changed row).
-    func deletionMeetsChange(entity: Entity) -> Bool {
-        guard let deletionBase, let snapshot, !isInserted else { return false }
-        return (0..<entity.columnCount).contains { deletionBase[$0] != snapshot[$0] }
-    }
-
-    /// The value each checked column must still have in the store for an update to apply.
-    func updateCheckValues(entity: Entity) -> [Value] {
-        guard let snapshot else { return [] }
-        return entity.checkedColumns.map { column in
-            if let edit = edits[column], edit.value != edit.base { return edit.base }
-            return snapshot[column]
-        }
-    }
-
-    /// The column values as the person last saw them with edits' bases: what a delete checks.
+    /// ``original(_:)`` of every column: the record as the person last saw it. A delete is
+    /// checked against this.
     func baseValues(entity: Entity) -> [Value] {
-        guard let snapshot else { return [] }
-        return (0..<entity.columnCount).map { column in
-            if let edit = edits[column], edit.value != edit.base { return edit.base }
-            return snapshot[column]
-        }
+        guard snapshot != nil else { return [] }
+        return (0..<entity.columnCount).map(original)
+    }
+
+    /// The three-way merge of this object's columns with `theirs` (see ``ThreeWayMerge``).
+    func merge(theirs: [Value], entity: Entity) -> ThreeWayMerge {
+        ThreeWayMerge(original: baseValues(entity: entity), mine: columnValues(entity: entity), theirs: theirs, fields: entity.writableColumns)
+    }
+
+    /// A delete's merge with `theirs`: mine and original are both the row the delete was
+    /// checked against, so only their changes show.
+    func deletionMerge(theirs: [Value], entity: Entity) -> ThreeWayMerge {
+        let base = deletionBase ?? baseValues(entity: entity)
+        return ThreeWayMerge(original: base, mine: base, theirs: theirs, fields: entity.writableColumns)
+    }
+
+    /// Edited columns the source moved to a third value since the edit started: the fields a
+    /// save would meet as contested, shown as *changed elsewhere*.
+    func changedElsewhere(entity: Entity) -> [Int] {
+        guard let snapshot, !isInserted, edits.keys.contains(where: entity.isPersistent) else { return [] }
+        return merge(theirs: Array(snapshot[0..<entity.columnCount]), entity: entity).contested
+    }
+
+    /// True when a save's SQL check of the stored row against `original` (see
+    /// ``Entity/checksSQL``) proves the row still is `original`, so the row need not be read
+    /// and merged: always when every column is checked; with a version column only when the
+    /// snapshot the version was read with is `original` itself.
+    func checkProvesUnmoved(_ original: [Value], entity: Entity) -> Bool {
+        guard entity.versionColumn != nil else { return true }
+        guard let snapshot else { return false }
+        return (0..<entity.columnCount).allSatisfy { snapshot[$0] == original[$0] }
     }
 
     func status(entity: Entity) -> Record.Status {
         if isDeleted { return .deleted }
         if isInserted { return .inserted }
-        return edits.contains(where: { isChanged($0.key) }) ? .updated : .unchanged
+        return edits.isEmpty ? .unchanged : .updated
     }
 
     func record(id: ObjectID, entity: Entity) -> Record {
-        let changed = edits.keys.filter { isChanged($0) }.map { entity.fieldNames[$0] }
+        let changed = edits.keys.map { entity.fieldNames[$0] }
         return Record(
             id: id,
             fieldNames: entity.fieldNames,

@@ -25,17 +25,29 @@ public struct MergeConflict: Hashable, Sendable {
         /// True when the store's value moved away from the original.
         public var changedByThem: Bool { theirs != original }
         /// True when both sides changed the field, to different values: the fields a person
-        /// must choose for. (Fields changed on one side only merge by themselves.)
-        public var isContested: Bool { changedByMe && changedByThem && theirs != mine }
+        /// must choose for (see ``ThreeWayMerge``).
+        public var isContested: Bool { ThreeWayMerge.isContested(original: original, mine: mine, theirs: theirs) }
     }
 
-    /// The fields to report: every writable column where mine or theirs differs from the
-    /// original.
-    static func fields(entity: Entity, original: [Value], mine: [Value], theirs: [Value]?) -> [Field] {
-        entity.writableColumns.compactMap { column in
-            let field = Field(name: entity.table.columns[column].name, original: original[column], mine: mine[column], theirs: theirs?[column])
-            return field.changedByMe || field.changedByThem ? field : nil
+    /// The fields to report from a merge: every compared field that either side changed.
+    static func fields(of merge: ThreeWayMerge, entity: Entity) -> [Field] {
+        Set(merge.changedByMine).union(merge.changedByTheirs).sorted().map { column in
+            Field(name: entity.table.columns[column].name, original: merge.original[column], mine: merge.mine[column], theirs: merge.theirs[column])
         }
+    }
+
+    /// The fields to report when their row is gone: every writable column (all of them
+    /// differ from a row that no longer exists).
+    static func fields(entity: Entity, original: [Value], mine: [Value]) -> [Field] {
+        entity.writableColumns.map { column in
+            Field(name: entity.table.columns[column].name, original: original[column], mine: mine[column], theirs: nil)
+        }
+    }
+
+    /// The reported fields as a three-way merge, one field per entry of ``fields`` (a row
+    /// deleted elsewhere counts as NULL on their side).
+    public var merge: ThreeWayMerge {
+        ThreeWayMerge(original: fields.map(\.original), mine: fields.map(\.mine), theirs: fields.map { $0.theirs ?? .null })
     }
 
     public let objectID: ObjectID

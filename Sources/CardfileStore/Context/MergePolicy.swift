@@ -19,4 +19,15 @@ public enum MergePolicy: Hashable, Sendable {
     case storeTrump
     case overwrite
     case rollback
+
+    /// The side that wins a conflict about a whole record (deleted on one side, changed on
+    /// the other): mine under `.objectTrump` and `.overwrite`, theirs under `.storeTrump` and
+    /// `.rollback`, nil under `.error`.
+    var recordSide: ThreeWayMerge.Side? {
+        switch self {
+        case .error: nil
+        case .objectTrump, .overwrite: .mine
+        case .storeTrump, .rollback: .theirs
+        }
+    }
 }

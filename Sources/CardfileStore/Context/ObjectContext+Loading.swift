@@ -161,14 +161,11 @@ extension ObjectContext {
             return
         }
         object.snapshot = snapshot
+        object.sourceIsInserted = source.isInserted
         object.isDeletedElsewhere = false
-        // An edit whose value the source now holds is no longer an edit: the person's change
+        // An edit whose value the source now holds is no longer pending: the person's change
         // is already there.
-        if !object.isInserted {
-            for (field, edit) in object.edits where field < columns && edit.value == snapshot[field] {
-                object.edits.removeValue(forKey: field)
-            }
-        }
+        object.dropSettledEdits()
         state.store(object, for: id)
     }
 

@@ -1,14 +1,7 @@
 /// Discarding and re-reading: rollback, reset, refresh, and choosing a side of a conflict.
 extension ObjectContext {
     /// Which value a person chose for a conflicting field.
-    public enum ConflictChoice: Sendable {
-        /// Keep my value and save it over the store's.
-        case mine
-        /// Take the store's value and drop my edit.
-        case theirs
-        /// Put back the value my edit started from, over the store's.
-        case original
-    }
+    public typealias ConflictChoice = ThreeWayMerge.Side
 
     /// Discards every pending change: inserts are forgotten, deletes undone, edits dropped.
     /// Snapshots are kept.
@@ -81,17 +74,27 @@ extension ObjectContext {
             guard var object = state.objects[id], let snapshot = object.snapshot else {
                 throw StoreError.noSuchObject(id)
             }
-            let theirs = snapshot[index]
-            switch choice {
-            case .mine:
-                if let edit = object.edits[index] {
-                    object.set(index, to: edit.value, base: theirs)
-                }
-            case .theirs:
-                object.edits.removeValue(forKey: index)
-            case .original:
-                let original = object.edits[index]?.base ?? theirs
-                object.set(index, to: original, base: theirs)
+            let sides: [ConflictChoice: Value] = [
+                .original: object.original(index), .mine: object.value(index, entity: entity), .theirs: snapshot[index],
+            ]
+            object.set(index, to: sides[choice]!, base: snapshot[index])
+            state.store(object, for: id)
+        }
+    }
+
+    /// Settles a reported conflict as `policy` would have (see ``ThreeWayMerge/resolved(by:)``),
+    /// from the three versions of each field the conflict carries: each field takes the
+    /// policy's value, its edit starting from the source's value so the next save does not
+    /// meet the same conflict. Under `.error` nothing changes. Call
+    /// ``refresh(_:mergeChanges:)`` with `true` first so the context knows the store's row.
+    public func resolveConflict(_ conflict: MergeConflict, by policy: MergePolicy) throws(StoreError) {
+        let (entity, id) = try canonical(conflict.objectID)
+        guard let values = conflict.merge.resolved(by: policy) else { return }
+        try withState { state in
+            guard var object = state.objects[id], let snapshot = object.snapshot else { throw StoreError.noSuchObject(id) }
+            for (field, value) in zip(conflict.fields, values) {
+                guard let index = entity.fieldIndex(named: field.name) else { continue }
+                object.set(index, to: value, base: snapshot[index])
             }
             state.store(object, for: id)
         }

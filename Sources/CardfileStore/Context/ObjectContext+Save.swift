@@ -105,57 +105,47 @@ extension ObjectContext {
 
     /// One child object's change after meeting `theirs`, this (parent) context's current column
     /// values (nil when the object is gone here); nil when nothing of it goes up. Checked
-    /// under this context's lock, so two children saving at once cannot both pass.
+    /// under this context's lock, so two children saving at once cannot both pass. Fields
+    /// merge by ``ThreeWayMerge``, exactly as a root save merges with the store.
     private func resolve(_ object: ManagedObject, id: ObjectID, entity: Entity, theirs: [Value]?, policy: MergePolicy, conflicts: inout [MergeConflict]) -> ManagedObject? {
         guard !object.isInserted, object.snapshot != nil else { return object }
-        let original = object.baseValues(entity: entity)
-        let mine = object.columnValues(entity: entity)
         if object.isDeleted {
             guard let theirs else { return nil }             // gone on both sides
-            let bases = object.deletionBase ?? original
-            guard (0..<entity.columnCount).contains(where: { bases[$0] != theirs[$0] }) else { return object }
-            switch policy {
-            case .error:
-                conflicts.append(MergeConflict(objectID: id, kind: .deleteUpdate, fields: MergeConflict.fields(entity: entity, original: bases, mine: bases, theirs: theirs)))
+            let merge = object.deletionMerge(theirs: theirs, entity: entity)
+            guard !merge.changedByTheirs.isEmpty else { return object }
+            switch policy.recordSide {
+            case nil:
+                conflicts.append(MergeConflict(objectID: id, kind: .deleteUpdate, fields: MergeConflict.fields(of: merge, entity: entity)))
                 return nil
-            case .objectTrump, .overwrite:
+            case .mine?:
                 var deleting = object
                 deleting.deletionBase = theirs
                 return deleting
-            case .storeTrump, .rollback:
+            case .theirs?, .original?:
                 return nil
             }
         }
         guard let theirs else {
             guard object.hasPersistentChanges(entity: entity) else { return nil }
-            switch policy {
-            case .error:
-                conflicts.append(MergeConflict(objectID: id, kind: .updateDelete, fields: MergeConflict.fields(entity: entity, original: original, mine: mine, theirs: nil)))
+            switch policy.recordSide {
+            case nil:
+                conflicts.append(MergeConflict(objectID: id, kind: .updateDelete, fields: MergeConflict.fields(
+                    entity: entity, original: object.baseValues(entity: entity), mine: object.columnValues(entity: entity))))
                 return nil
-            case .objectTrump, .overwrite:
-                return object
-            case .storeTrump, .rollback:
-                return nil
+            case .mine?: return object
+            case .theirs?, .original?: return nil
             }
         }
-        // A field I changed whose value here moved away from where my edit started, to
-        // something other than my value.
-        let contested = object.persistentChanges(entity: entity).filter { theirs[$0] != original[$0] && theirs[$0] != mine[$0] }
-        guard !contested.isEmpty else { return object }
-        var resolved = object
-        switch policy {
-        case .error:
-            conflicts.append(MergeConflict(objectID: id, kind: .updateUpdate, fields: MergeConflict.fields(entity: entity, original: original, mine: mine, theirs: theirs)))
+        let merge = object.merge(theirs: theirs, entity: entity)
+        guard !merge.contested.isEmpty else { return object }
+        guard let values = merge.resolved(by: policy) else {
+            conflicts.append(MergeConflict(objectID: id, kind: .updateUpdate, fields: MergeConflict.fields(of: merge, entity: entity)))
             return nil
-        case .objectTrump, .overwrite:
-            // Mine wins: the edit now starts from the parent's value, so the parent does not
-            // meet the same conflict again with the store.
-            for field in contested { resolved.set(field, to: mine[field], base: theirs[field]) }
-        case .storeTrump:
-            for field in contested { resolved.edits.removeValue(forKey: field) }
-        case .rollback:
-            resolved.edits = resolved.edits.filter { !entity.isPersistent($0.key) }
         }
+        // Every edit now starts from the parent's value, so the parent does not meet the same
+        // conflict again with the store.
+        var resolved = object
+        for column in merge.fields { resolved.set(column, to: values[column], base: theirs[column]) }
         return resolved
     }
 
@@ -170,7 +160,7 @@ extension ObjectContext {
         guard let (count, sources) = try parent.sourceObjects(ids, ifChangedSince: nil) else { return }
         state.parentChangeCount = count
         for id in ids {
-            guard var object = state.objects[id] else { continue }
+            guard let object = state.objects[id] else { continue }
             guard let source = sources[id] else {
                 if savedIDs.contains(id) { state.remove(id) }
                 continue
@@ -244,10 +234,7 @@ extension ObjectContext {
                         continue
                     }
                     let childBases = child.deletionBase ?? child.baseValues(entity: entity)
-                    object.deletionBase = (0..<entity.columnCount).map { column in
-                        if let edit = object.edits[column], edit.value != edit.base { return edit.base }
-                        return childBases[column]
-                    }
+                    object.deletionBase = (0..<entity.columnCount).map { object.edits[$0]?.base ?? childBases[$0] }
                 } else {
                     // Deleted here but edited in the child: the child's merge policy chose to
                     // keep its record, so the delete is undone.

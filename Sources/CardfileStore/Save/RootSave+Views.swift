@@ -33,15 +33,15 @@ extension RootSave {
         return .removed(item.id)
     }
 
-    /// Writes `write` of `mine` through the view's trigger and reads the row back: gone, it was
-    /// removed; exactly as before although a value was to change, the trigger ignored it.
-    func updateThroughView(_ item: Item, setting write: [Int], mine: [Value], theirs: [Value], db: Database,
+    /// Writes `write` of `values` through the view's trigger and reads the row back: gone, it
+    /// was removed; exactly as before although a value was to change, the trigger ignored it.
+    func updateThroughView(_ item: Item, setting write: [Int], values: [Value], theirs: [Value], db: Database,
                            note: inout WriteAnnotation) throws -> Outcome {
         let key = item.id.primaryKeyValues ?? []
         try db.cachedStatement(sql: item.entity.updateSQL(setting: write, conditional: false, returning: false))
-            .execute(arguments: (write.map { mine[$0] } + key).statementArguments)
+            .execute(arguments: (write.map { values[$0] } + key).statementArguments)
         guard let after = try readRow(item.id, entity: item.entity, db: db) else { return .removed(item.id) }
-        if after == theirs, write.contains(where: { mine[$0] != theirs[$0] }) { throw Refused() }
+        if after == theirs, write.contains(where: { values[$0] != theirs[$0] }) { throw Refused() }
         note.note(updated: item.id)
         return .stored(item.id, newID: item.id, columns: after)
     }

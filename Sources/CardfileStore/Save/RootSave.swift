@@ -72,9 +72,8 @@ struct RootSave {
         return permanent
     }
 
-    /// After a save, transient edits become the object's in-memory values, and persistent
-    /// edits that changed nothing (a field typed back to its value) are dropped: they must not
-    /// overwrite a snapshot that a merge moved forward meanwhile.
+    /// After a save, the transient edits of an object with nothing left to write become its
+    /// in-memory values.
     private func foldTransientEdits(_ state: inout ContextState) throws {
         for (id, object) in state.dirtyObjects where !object.edits.isEmpty && !object.isInserted && !object.isDeleted {
             let entity = try core.entity(id.table)
@@ -166,12 +165,11 @@ struct RootSave {
         let entity = item.entity
         let key = item.id.primaryKeyValues ?? []
         let bases = item.object.deletionBase ?? []
-        // A delete of a row this context has seen change meets that change, whatever a
-        // version column says; otherwise the store's row must still be the one deleted.
-        // (SQLite counts no changes made through a view's trigger, so a view's row is read
-        // and compared first.)
-        let meetsChange = item.object.deletionMeetsChange(entity: entity)
-        if !meetsChange, !entity.table.isView {
+        // The store's row must still be the one deleted. When the SQL check can prove it,
+        // delete on that condition; otherwise (or when the check failed) read the row under
+        // the write lock and merge. (SQLite counts no changes made through a view's trigger,
+        // so a view's row is always read.)
+        if !entity.table.isView, item.object.checkProvesUnmoved(bases, entity: entity) {
             let checked = entity.checkArguments(entity.checkedColumns.map { bases[$0] })
             try db.cachedStatement(sql: SaveStatements.conditionalDelete(entity)).execute(arguments: (key + checked).statementArguments)
             if db.changesCount > 0 {
@@ -183,22 +181,26 @@ struct RootSave {
             // Deleted on both sides: nothing to do, nothing to report.
             return .removed(item.id)
         }
-        if entity.table.isView, !meetsChange, entity.checkedColumns.allSatisfy({ theirs[$0] == bases[$0] }) {
-            return try deleteThroughView(item, db: db, note: &note)
+        let merge = item.object.deletionMerge(theirs: theirs, entity: entity)
+        let mineWins: Bool
+        if merge.changedByTheirs.isEmpty {
+            mineWins = true
+        } else {
+            switch policy.recordSide {
+            case nil:
+                conflicts.append(MergeConflict(objectID: item.id, kind: .deleteUpdate, fields: MergeConflict.fields(of: merge, entity: entity)))
+                return nil
+            case let side?:
+                mineWins = side == .mine
+            }
         }
-        let fields = MergeConflict.fields(entity: entity, original: bases, mine: bases, theirs: theirs)
-        switch policy {
-        case .error:
-            conflicts.append(MergeConflict(objectID: item.id, kind: .deleteUpdate, fields: fields))
-            return nil
-        case .objectTrump, .overwrite:
-            if entity.table.isView { return try deleteThroughView(item, db: db, note: &note) }
-            try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
-            note.note(deleted: item.id)
-            return .removed(item.id)
-        case .storeTrump, .rollback:
-            return .stored(item.id, newID: item.id, columns: theirs)
-        }
+        guard mineWins else { return .stored(item.id, newID: item.id, columns: theirs) }
+        if entity.table.isView { return try deleteThroughView(item, db: db, note: &note) }
+        try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
+        // The row was there a moment ago, under the lock: a delete that took nothing was ignored.
+        guard db.changesCount > 0 else { throw Refused() }
+        note.note(deleted: item.id)
+        return .removed(item.id)
     }
 
     // MARK: - Updates
@@ -209,11 +211,12 @@ struct RootSave {
         let key = item.id.primaryKeyValues ?? []
         let changed = object.persistentChanges(entity: entity)
         let mine = object.columnValues(entity: entity)
-        // A field this context has seen change elsewhere conflicts whatever a version column
-        // says; otherwise try the update on the condition that the row is as last seen. (A
-        // view's trigger reports no changes, so a view's row always takes the path below.)
-        if !entity.table.isView, !object.isDeletedElsewhere, object.changedElsewhere(entity: entity).isEmpty {
-            let arguments = changed.map { mine[$0] } + key + entity.checkArguments(object.updateCheckValues(entity: entity))
+        let original = object.baseValues(entity: entity)
+        // When the SQL check can prove the row is still `original`, the merge's result is
+        // mine: update on that condition. (A view's trigger reports no changes, so a view's
+        // row always takes the path below.)
+        if !entity.table.isView, object.checkProvesUnmoved(original, entity: entity) {
+            let arguments = changed.map { mine[$0] } + key + entity.checkArguments(entity.checkedColumns.map { original[$0] })
             // When every other column matched its snapshot and SQLite stores the new values as
             // given, the written row is exactly `mine`: no need to read it back. Generated and
             // version columns, and values the column's affinity converts, need RETURNING;
@@ -237,55 +240,41 @@ struct RootSave {
                 }
             }
         }
-        // The row is not as this context last saw it. Decide field by field, exactly as a
-        // merge would have (so the outcome does not depend on whether a poll ran first):
-        // fields only they changed take theirs, fields only I changed take mine, and only a
-        // field changed on both sides (to different values) goes to the merge policy. The
-        // write transaction holds the lock, so the row read here is the row written over.
-        let original = object.baseValues(entity: entity)
-        let theirs = try readRow(item.id, entity: entity, db: db)
-        let fields = MergeConflict.fields(entity: entity, original: original, mine: mine, theirs: theirs)
-        guard let theirs else {
-            switch policy {
-            case .error:
-                conflicts.append(MergeConflict(objectID: item.id, kind: .updateDelete, fields: fields))
+        // The row may have moved: read it under the write lock (so it is the row written
+        // over) and merge it field by field, exactly as a merge of the change would have, so
+        // the outcome does not depend on whether a poll ran first.
+        guard let theirs = try readRow(item.id, entity: entity, db: db) else {
+            switch policy.recordSide {
+            case nil:
+                conflicts.append(MergeConflict(objectID: item.id, kind: .updateDelete, fields: MergeConflict.fields(entity: entity, original: original, mine: mine)))
                 return nil
-            case .objectTrump, .overwrite:
+            case .mine?:
                 return try reinsert(item, values: mine, db: db, note: &note)
-            case .storeTrump, .rollback:
+            case .theirs?, .original?:
                 return .removed(item.id)
             }
         }
-        let contested = Set(changed.filter { theirs[$0] != original[$0] && theirs[$0] != mine[$0] })
-        let write: [Int]
-        if contested.isEmpty {
-            write = changed.filter { theirs[$0] != mine[$0] }
-        } else {
-            switch policy {
-            case .error:
-                conflicts.append(MergeConflict(objectID: item.id, kind: .updateUpdate, fields: fields))
-                return nil
-            case .objectTrump:
-                write = changed
-            case .storeTrump:
-                write = changed.filter { !contested.contains($0) }
-            case .overwrite:
-                // Every column but the key and the version, which the statement increments:
-                // writing back the version read would let a later stale save pass its check.
-                let keyColumns = Set(entity.table.keyColumnIndexes)
-                write = entity.writableColumns.filter { !keyColumns.contains($0) && $0 != entity.versionColumn }
-            case .rollback:
-                write = []
-            }
+        let merge = object.merge(theirs: theirs, entity: entity)
+        guard let values = merge.resolved(by: policy) else {
+            conflicts.append(MergeConflict(objectID: item.id, kind: .updateUpdate, fields: MergeConflict.fields(of: merge, entity: entity)))
+            return nil
+        }
+        // Write what differs from their row. The key cannot; the version column is the
+        // statement's to increment (writing back the version read would let a later stale
+        // save pass its check), unless the person edited it.
+        let keyColumns = Set(entity.table.keyColumnIndexes)
+        let write = merge.fields.filter { column in
+            values[column] != theirs[column] && !keyColumns.contains(column)
+                && (column != entity.versionColumn || changed.contains(column))
         }
         guard !write.isEmpty else {
             return .stored(item.id, newID: item.id, columns: theirs)
         }
         if entity.table.isView {
-            return try updateThroughView(item, setting: write, mine: mine, theirs: theirs, db: db, note: &note)
+            return try updateThroughView(item, setting: write, values: values, theirs: theirs, db: db, note: &note)
         }
         let sql = entity.updateSQL(setting: write, conditional: false, returning: true)
-        guard let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: write.map { mine[$0] } + key).first else {
+        guard let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: write.map { values[$0] } + key).first else {
             return .removed(item.id)
         }
         note.note(updated: item.id)
