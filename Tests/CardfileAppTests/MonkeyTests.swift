@@ -1,12 +1,15 @@
-import CardfileApp
-import CardfileStore
+@testable import CardfileApp
+@testable import CardfileStore
 import CardfileTerminal
 import CardfileTestSupport
 import Foundation
+import GRDB
 import Testing
 
 /// Random keys, pastes, resizes (down to 1×1) and clock jumps against the demo database: the
-/// editor never crashes, and the file stays sound.
+/// editor never crashes, the file stays sound, and a model of what was saved holds: whenever
+/// the status bar says "saved", the form's record is on disk as the form holds it, and no row
+/// changes on disk unless a save of the editor named it.
 @Suite("Monkey")
 struct MonkeyTests {
     static let keys: [KeyEvent] = {
@@ -27,6 +30,12 @@ struct MonkeyTests {
         var app = harness.app
         let total = Fuzz.scaled(10_000)
         var restarts = 0
+        var model = try DiskModel(path: harness.path)
+        let events = Locked<[ContextDidSave]>([])
+        let delivery = DispatchQueue(label: "monkey.saves")
+        let observation = harness.container.observeSaves(on: delivery) { event in events.withLock { $0.append(event) } }
+        defer { observation.cancel() }
+        var savedChecks = 0
         for step in 0..<total {
             switch random.next(below: 100) {
             case 0..<3:
@@ -56,12 +65,86 @@ struct MonkeyTests {
                 app = try CardfileApp(container: harness.container, options: again,
                                       size: harness.backend.size, clock: harness.clock, inbox: harness.inbox)
             }
+            let replay = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), step \(step)"
+            if let form = app.form, let id = form.session.id, !id.isTemporary, app.saveState.hasPrefix("saved ") {
+                // The status bar says saved: the record is on disk exactly as the form holds it.
+                savedChecks += 1
+                let held = try #require(try form.session.editor.record(for: id), "\(replay)")
+                let table = try #require(harness.container.schema.table(named: id.table))
+                let onDisk = try model.row(id, columns: table.columns.map(\.name))
+                #expect(onDisk == Array(held.values.prefix(table.columns.count)), "\(replay): \(id) saved as \(held.values), on disk \(String(describing: onDisk))")
+            }
+            if step % 50 == 49 || step == total - 1 {
+                delivery.sync {}
+                let named = events.withLock { taken in
+                    defer { taken.removeAll() }
+                    return taken
+                }
+                for change in try model.changesSinceLastLook() {
+                    #expect(named.contains { $0.names(change) }, "\(replay): \(change) changed on disk without a save naming it")
+                }
+            }
             if step % 1000 == 999 {
-                #expect(try harness.diskText("PRAGMA integrity_check") == "ok", "seed \(seed) (CARDFILE_SEED=\(seed) replays it), step \(step)")
+                #expect(try harness.diskText("PRAGMA integrity_check") == "ok", "\(replay)")
             }
         }
         #expect(try harness.diskText("PRAGMA integrity_check") == "ok", "seed \(seed)")
         #expect(try harness.disk("PRAGMA foreign_key_check") == .null, "seed \(seed)")
-        print("monkey: \(total) steps, \(restarts) restarts, seed \(seed)")
+        print("monkey: \(total) steps, \(restarts) restarts, \(savedChecks) saved states checked, \(model.changesSeen) rows changed, seed \(seed)")
+    }
+}
+
+/// Every row of every table on disk, read with a connection of its own, and what changed
+/// between two looks.
+private struct DiskModel {
+    let queue: DatabaseQueue
+    private var rows: [ObjectID: [DatabaseValue]] = [:]
+    private(set) var changesSeen = 0
+
+    init(path: String) throws {
+        var configuration = Configuration()
+        configuration.readonly = true
+        queue = try DatabaseQueue(path: path, configuration: configuration)
+        rows = try read()
+    }
+
+    private func read() throws -> [ObjectID: [DatabaseValue]] {
+        try queue.read { db in
+            var rows: [ObjectID: [DatabaseValue]] = [:]
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite%'")
+            for table in tables {
+                for row in try Row.fetchAll(db, sql: "SELECT rowid AS cf_rowid, * FROM \"\(table)\"") {
+                    let id = ObjectID(table: table, rowid: row["cf_rowid"])
+                    rows[id] = Array(row.databaseValues.dropFirst())
+                }
+            }
+            return rows
+        }
+    }
+
+    /// The rows added, changed or removed since the last call.
+    mutating func changesSinceLastLook() throws -> [ObjectID] {
+        let now = try read()
+        let changed = Set(now.keys).union(rows.keys).filter { now[$0] != rows[$0] }
+        rows = now
+        changesSeen += changed.count
+        return changed.sorted { $0.description < $1.description }
+    }
+
+    /// One row's values as stored now; nil when it is gone.
+    func row(_ id: ObjectID, columns: [String]) throws -> [Value]? {
+        try queue.read { db in
+            let list = columns.map { "\"\($0)\"" }.joined(separator: ", ")
+            return try Row.fetchOne(db, sql: "SELECT \(list) FROM \"\(id.table)\" WHERE rowid = ?", arguments: [id.primaryKeyValues?.first?.databaseValue])
+                .map { $0.databaseValues.map(Value.init) }
+        }
+    }
+}
+
+private extension ContextDidSave {
+    /// True when this save names the row: inserted, updated or deleted, or its whole table.
+    func names(_ id: ObjectID) -> Bool {
+        inserted.contains(id) || updated.contains(id) || deleted.contains(id) || invalidatedTables.contains(id.table)
+            || permanentIDs.values.contains(id)
     }
 }
