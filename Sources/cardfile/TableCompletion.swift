@@ -1,7 +1,7 @@
 import CardfileApp
+import CardfileStore
 import CardfileTerminal
 import Foundation
-import GRDB
 
 /// Completes `--table` from the database named earlier on the command line: the shell's
 /// completion script calls the program with the words typed so far.
@@ -9,13 +9,10 @@ enum TableCompletion {
     /// Table names starting with `prefix`, from the first word that is an SQLite file.
     @Sendable static func candidates(_ words: [String], _ index: Int, _ prefix: String) -> [String] {
         for word in words.map(unquoted) where isSQLiteFile(word) {
-            var configuration = Configuration()
-            configuration.readonly = true
-            guard let queue = try? DatabaseQueue(path: word, configuration: configuration) else { continue }
-            defer { try? queue.close() }
-            let names = (try? queue.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-            }) ?? []
+            // Opened read-only through the store: the names are the tables and views it
+            // would open (a view whose table is gone is left out, as on the tables screen).
+            guard let container = try? Container(path: word, options: StoreOptions(createIfMissing: false, readOnly: true)) else { continue }
+            let names = container.schema.tables.map(\.name).sorted()
             // A name with control characters cannot be typed, and must not reach the terminal.
             return names.filter { $0.hasPrefix(prefix) && TerminalText.visible($0) == $0 }
         }

@@ -137,21 +137,24 @@ struct ContextTests {
         let options = StoreOptions(entities: [EntityDescription(table: "people", transientFields: ["selected"])])
         let fixture = try PeopleFixture(options: options)
         let view = fixture.view
+        view.saveBusyTimeout = .milliseconds(50)
         let events = EventRecorder(fixture.container)
-        let before = fixture.container.core.writeTransactionCount.value
+        // Another program holds the write lock: any write transaction would fail as busy.
+        let session = try SQLite3Session(path: fixture.path)
+        defer { session.close() }
+        try session.run("BEGIN IMMEDIATE; UPDATE people SET notes = 'locked' WHERE id = 2;")
 
         try view.update(fixture.person(1), values: ["selected": true])
         try view.update(fixture.person(3), values: ["name": "Linus"]) // edited back to itself
-        #expect(try view.saveIfNeeded() == false)
-
-        #expect(fixture.container.core.writeTransactionCount.value == before)
+        #expect(try view.saveIfNeeded() == false, "no transaction begun, so the lock was never met")
         #expect(events.waitForEvents(0, timeout: 0.2).isEmpty)
         // The transient value is still there, still a change.
         #expect(try view.record(for: fixture.person(1))?["selected"] == 1)
 
         try view.update(fixture.person(3), values: ["name": "Linus T."])
+        #expect(storeError { try view.saveIfNeeded() } == .busy, "a real change does begin one")
+        try session.run("COMMIT;")
         #expect(try view.saveIfNeeded() == true)
-        #expect(fixture.container.core.writeTransactionCount.value == before + 1)
         #expect(try fixture.disk("SELECT name FROM people WHERE id = 3") == "Linus T.")
     }
 

@@ -25,7 +25,6 @@ public enum AppLoop {
             let acted = !commands.isEmpty
             while !commands.isEmpty {
                 switch commands.removeFirst() {
-                case .quit: break
                 case .suspend: try backend.suspend()
                 case .redraw: backend.invalidate()
                 case .setTheme(let theme):

@@ -30,9 +30,9 @@ extension CardfileApp {
         case .commandLine(var prompt)?:
             prompt.field.insert(text)
             overlay = .commandLine(prompt)
-        case .filter(var field, let previous)?:
+        case .filter(var field)?:
             field.insert(text)
-            overlay = .filter(field, previous: previous)
+            overlay = .filter(field)
             applyFilter(field.text, now: now)
         case .find(var field)?:
             field.insert(text)
@@ -53,7 +53,7 @@ extension CardfileApp {
     }
 
     /// Keys every screen shares.
-    private func common(_ action: AppAction, keyMap: KeyMap<AppAction>, now: ContinuousClock.Instant) -> [AppCommand]? {
+    private func common(_ action: AppAction, now: ContinuousClock.Instant) -> [AppCommand]? {
         switch action {
         case .help: overlay = .help(scroll: 0); return []
         case .quit: return quit(force: false, now: now)
@@ -71,7 +71,7 @@ extension CardfileApp {
 
     private func handleTables(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
         guard let action = KeyMaps.tables.action(for: key) else { return [] }
-        if let commands = common(action, keyMap: KeyMaps.tables, now: now) { return commands }
+        if let commands = common(action, now: now) { return commands }
         switch action {
         case .open:
             guard let table = tables?.selectedTable else { return [] }
@@ -96,7 +96,7 @@ extension CardfileApp {
             show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now)
             return []
         }
-        if let commands = common(action, keyMap: KeyMaps.list, now: now) { return commands }
+        if let commands = common(action, now: now) { return commands }
         do {
             if try list.handle(action) { return [] }
         } catch {
@@ -145,7 +145,7 @@ extension CardfileApp {
                                 selected: 1, cancelButton: 1)
             overlay = .dialog(dialog, .deleteRecord(id))
         case .filter:
-            overlay = .filter(TextFieldState(text: list.spec.filter), previous: list.spec.filter)
+            overlay = .filter(TextFieldState(text: list.spec.filter))
         case .find:
             overlay = .find(TextFieldState(text: lastSearch ?? ""))
         case .findNext, .findPrevious:
@@ -194,7 +194,7 @@ extension CardfileApp {
             show(message, role: .muted, now: now)
             return []
         case .action(let action):
-            if let commands = common(action, keyMap: KeyMaps.form, now: now) { return commands }
+            if let commands = common(action, now: now) { return commands }
             switch action {
             case .save: save(form, now: now, quietly: false)
             case .editExternally: return startExternalEdit(in: form, now: now)
@@ -287,7 +287,7 @@ extension CardfileApp {
             }
             let outcome = dialog.handle(key)
             answer(dialog, outcome, now: now)
-            return isRunning ? [] : [.quit]
+            return []
         case .find(var field):
             switch key.key {
             case .enter:
@@ -300,7 +300,7 @@ extension CardfileApp {
                 self.overlay = .find(field)
             }
             return []
-        case .filter(var field, let previous):
+        case .filter(var field):
             switch key.key {
             case .enter:
                 self.overlay = nil
@@ -311,7 +311,7 @@ extension CardfileApp {
                 if notice?.expires == nil { notice = nil }
             default:
                 if field.handle(key) {
-                    self.overlay = .filter(field, previous: previous)
+                    self.overlay = .filter(field)
                     applyFilter(field.text, now: now)
                 }
             }

@@ -20,7 +20,7 @@ extension CardfileApp {
         switch outcome {
         case .changed(let text):
             guard let form else { return }
-            switch form.applyExternalText(text, to: request.field) {
+            switch form.applyExternalText(text, to: request.field, now: now) {
             case .refused(let message): show(message, role: .warning, now: now)
             default: show("\(request.field) edited in \(editor). Alt-U undoes it.", role: .success, now: now)
             }

@@ -76,7 +76,7 @@ extension CardfileApp {
         let value = window.rows[line].values[index]
         goBack()
         guard let form else { return }
-        switch form.applyPicked(value, to: field) {
+        switch form.applyPicked(value, to: field, now: now) {
         case .refused(let message): show(message, role: .warning, now: now)
         default: show("\(field) set to \(ValueText.quoted(value)). Alt-U undoes it.", role: .success, now: now)
         }

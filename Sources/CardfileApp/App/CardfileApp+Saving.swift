@@ -147,7 +147,7 @@ extension CardfileApp {
                 show("Not deleted: \(error.message)", role: .error, now: now)
             }
         }
-        return isRunning ? [] : [.quit]
+        return []
     }
 
     /// Quits; with a form's changes pending, asks first (unless `force`, which discards them).
@@ -179,10 +179,10 @@ extension CardfileApp {
         if force || form == nil {
             form?.session.discard()
             isRunning = false
-            return [.quit]
+            return []
         }
         leaveForm(then: .quit, now: now)
-        return isRunning ? [] : [.quit]
+        return []
     }
 
     func run(_ command: CommandLineCommands.Parsed, now: ContinuousClock.Instant) -> [AppCommand] {

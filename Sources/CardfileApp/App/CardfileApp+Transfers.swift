@@ -23,7 +23,7 @@ extension CardfileApp {
             return show("--create makes a missing table: use it with cardfile import. Here the rows go into \(table.name).", role: .warning, now: now)
         }
         guard let path = resolvedPath(arguments.file, now: now) else { return }
-        let job = TransferJob.startImport(container: container, path: path, options: arguments.options(table: table.name), inbox: inbox)
+        let job = TransferJob.startImport(container: container, path: path, options: arguments.options(table: table.name), inbox: inbox, clock: clock)
         transfer = (job, nil)
         show("Importing \(job.fileName) into \(table.name)\(arguments.atomic ? " all or nothing (saves wait until it ends)" : ""). Keep working; :import cancel stops it.", now: now)
     }
@@ -55,7 +55,7 @@ extension CardfileApp {
         if spec != nil, case .exact(let count)? = list?.live.window.count { expected = count } else { expected = tables?.counts[table.name] }
         let job = TransferJob.startExport(
             container: container, table: table.name, filter: spec?.filter ?? "", sort: spec?.sort ?? [],
-            format: arguments.output.format(for: path), null: arguments.output.null, output: output, expectedRows: expected, inbox: inbox)
+            format: arguments.output.format(for: path), null: arguments.output.null, output: output, expectedRows: expected, inbox: inbox, clock: clock)
         transfer = (job, nil)
         show("Exporting \(table.name) to \(job.fileName). :export cancel stops it.", now: now)
     }

@@ -43,7 +43,7 @@ extension CardfileApp {
             guard !messageLine.isEmpty else { return nil }
             CommandPrompt().render(in: messageLine, buffer: &buffer, state: &prompt)
             return CommandPrompt().cursor(in: messageLine, state: &prompt)
-        case .filter(var field, _)?:
+        case .filter(var field)?:
             return drawInput("Filter: ", field: &field, placeholder: "words, or year >= 1990, name = 'x', notes is empty", in: messageLine, buffer: &buffer)
         case .find(var field)?:
             return drawInput("Find: ", field: &field, placeholder: "words, or year >= 1990 (the list stays whole; n / N repeat)", in: messageLine, buffer: &buffer)

@@ -93,8 +93,8 @@ public final class CardfileApp {
         case help(scroll: Int, over: ConflictDialog? = nil)
         case dialog(Dialog, Question)
         case commandLine(CommandPromptState)
-        /// The list's filter being typed; `previous` is restored by Esc.
-        case filter(TextFieldState, previous: String)
+        /// The list's filter being typed; it applies as it is typed.
+        case filter(TextFieldState)
         /// A search being typed (`f`): Enter finds, Esc leaves it.
         case find(TextFieldState)
         /// A save met changes made elsewhere: Original / Mine / Theirs.

@@ -17,8 +17,6 @@ public enum Message: Sendable {
 /// What the app asks of the loop that runs it: things only the loop (which owns the
 /// terminal) can do.
 public enum AppCommand: Equatable, Sendable {
-    /// End the program.
-    case quit
     /// Give the terminal back to the shell (Ctrl-Z).
     case suspend
     /// Repaint every cell (Ctrl-L).

@@ -131,15 +131,14 @@ final class FormScreen {
     // MARK: - Keys
 
     func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> Outcome {
-        pendingNow = now
         let action = KeyMaps.form.action(for: key)
         // Anything but typing ends a typing run: the next keystroke starts a new undo step.
         if action != .editText, action != nil { history.endRun() }
         switch action {
         case .undo?:
-            return undo()
+            return undo(now: now)
         case .redo?:
-            return redo()
+            return redo(now: now)
         case .nextField?, .previousField?:
             let forward = action == .nextField
             if fields.indices.contains(focus), fields[focus].isMultiline, key.key == .up || key.key == .down {
@@ -151,45 +150,41 @@ final class FormScreen {
             moveFocus(by: forward ? 1 : -1)
             return .handled
         case .setNull?:
-            return edit(kind: .single) { field in
+            return edit(kind: .single, now: now) { field in
                 field.isNull = true
                 field.field = TextFieldState()
                 field.area = TextAreaState()
                 field.isMultiline = false
             }
         case .newLine?:
-            return edit(kind: .typing) { field in
+            return edit(kind: .typing, now: now) { field in
                 guard field.column.affinity == .text || field.column.affinity == .blob else { return }
                 field.isNull = false
                 field.becomeMultiline()
                 field.area.insert("\n")
             }
         case .editText?:
-            return edit(key: key)
+            return edit(key: key, now: now)
         case nil:
             // Unbound Ctrl and Alt combinations are not text.
-            if !key.modifiers.isDisjoint(with: [.control, .alt]), !Self.readlineKeys.contains(key) { return .handled }
-            return edit(key: key)
+            if !key.modifiers.isDisjoint(with: [.control, .alt]) { return .handled }
+            return edit(key: key, now: now)
         case let other?:
             return .action(other)
         }
     }
 
-    /// Ctrl keys the text field handles itself.
-    private static let readlineKeys: Set<KeyEvent> = [.control("a"), .control("e"), .control("k"), .control("u"), .control("w")]
-
     /// Pasted text goes into the focused field (line breaks make a text field a text area).
     func paste(_ text: String, now: ContinuousClock.Instant) -> Outcome {
-        pendingNow = now
         history.endRun()
-        return edit(kind: .single) { field in
+        return edit(kind: .single, now: now) { field in
             field.isNull = false
             if text.contains("\n"), field.column.affinity == .text || field.column.affinity == .blob { field.becomeMultiline() }
             if field.isMultiline { field.area.insert(text) } else { field.field.insert(text) }
         }
     }
 
-    private func edit(key: KeyEvent) -> Outcome {
+    private func edit(key: KeyEvent, now: ContinuousClock.Instant) -> Outcome {
         guard fields.indices.contains(focus) else { return .handled }
         var field = fields[focus]
         let before = field.text
@@ -208,12 +203,12 @@ final class FormScreen {
         let kind: FormHistory.Kind = if case .character = key.key, key.modifiers.isDisjoint(with: [.control, .alt]) { .typing } else { .deleting }
         let previous = fields[focus]
         fields[focus] = field
-        return push(recording: previous, kind: kind)
+        return push(recording: previous, kind: kind, now: now)
     }
 
     /// The key a picker chose, put into the field `name` as one edit (one undo step).
-    func applyPicked(_ value: Value, to name: String) -> Outcome {
-        editField(named: name) { field in
+    func applyPicked(_ value: Value, to name: String, now: ContinuousClock.Instant) -> Outcome {
+        editField(named: name, now: now) { field in
             field.isNull = value.isNull
             field.isMultiline = false
             field.field = TextFieldState(text: ValueText.editable(value))
@@ -222,21 +217,21 @@ final class FormScreen {
 
     /// Focuses the field `name` and applies `change` to it as an undo step of its own (what
     /// comes from outside the keyboard: a picker, an editor).
-    private func editField(named name: String, _ change: (inout FieldModel) -> Void) -> Outcome {
+    private func editField(named name: String, now: ContinuousClock.Instant, _ change: (inout FieldModel) -> Void) -> Outcome {
         guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
         focus = index
         history.endRun()
-        return edit(kind: .single, change)
+        return edit(kind: .single, now: now, change)
     }
 
     /// Applies `change` to the focused field as one edit (one undo step unless `kind` coalesces).
-    private func edit(kind: FormHistory.Kind, _ change: (inout FieldModel) -> Void) -> Outcome {
+    private func edit(kind: FormHistory.Kind, now: ContinuousClock.Instant, _ change: (inout FieldModel) -> Void) -> Outcome {
         guard fields.indices.contains(focus) else { return .handled }
         if let refusal = refusal(for: fields[focus]) { return .refused(refusal) }
         let previous = fields[focus]
         change(&fields[focus])
         guard fields[focus].value != previous.value || fields[focus].isNull != previous.isNull || fields[focus].text != previous.text else { return .handled }
-        return push(recording: previous, kind: kind)
+        return push(recording: previous, kind: kind, now: now)
     }
 
     // MARK: - $EDITOR
@@ -256,8 +251,8 @@ final class FormScreen {
     }
 
     /// The text an editor gave back, put into the field `name` as one edit (one undo step).
-    func applyExternalText(_ text: String, to name: String) -> Outcome {
-        editField(named: name) { field in
+    func applyExternalText(_ text: String, to name: String, now: ContinuousClock.Instant) -> Outcome {
+        editField(named: name, now: now) { field in
             field.isNull = false
             if text.contains("\n"), field.column.affinity == .text || field.column.affinity == .blob {
                 field.isMultiline = true
@@ -276,21 +271,21 @@ final class FormScreen {
     func endUndoRun() { history.endRun() }
 
     /// Takes back the last edit of this form (focusing its field).
-    func undo() -> Outcome {
+    func undo(now: ContinuousClock.Instant) -> Outcome {
         if let refusal = readOnly.map({ "Read-only: \($0)." }) { return .refused(refusal) }
         guard let step = history.undo() else { return .said("Nothing to undo.") }
-        return restore(step.before, of: step.field, saying: "Undid an edit of \(step.field).")
+        return restore(step.before, of: step.field, saying: "Undid an edit of \(step.field).", now: now)
     }
 
     /// Does again the last edit undone.
-    func redo() -> Outcome {
+    func redo(now: ContinuousClock.Instant) -> Outcome {
         if let refusal = readOnly.map({ "Read-only: \($0)." }) { return .refused(refusal) }
         guard let step = history.redo() else { return .said("Nothing to redo.") }
-        return restore(step.after, of: step.field, saying: "Redid an edit of \(step.field).")
+        return restore(step.after, of: step.field, saying: "Redid an edit of \(step.field).", now: now)
     }
 
     /// Puts `model`'s text and value back into the field named `name` and into the editor.
-    private func restore(_ model: FieldModel, of name: String, saying message: String) -> Outcome {
+    private func restore(_ model: FieldModel, of name: String, saying message: String, now: ContinuousClock.Instant) -> Outcome {
         guard let index = fields.firstIndex(where: { $0.name == name }) else { return .handled }
         focus = index
         var field = fields[index]
@@ -300,7 +295,7 @@ final class FormScreen {
         field.isNull = model.isNull
         field.original = model.original
         fields[index] = field
-        if case .refused(let problem) = push() { return .refused(problem) }
+        if case .refused(let problem) = push(now: now) { return .refused(problem) }
         // Every edit of a new record undone: no insert is left pending, so leaving asks nothing.
         if !history.canUndo, let id = session.id, id.isTemporary {
             session.discard()
@@ -318,10 +313,10 @@ final class FormScreen {
 
     /// Writes the focused field's value into the editor context (only if it differs: the
     /// store drops an edit equal to the value it started from).
-    private func push(recording previous: FieldModel? = nil, kind: FormHistory.Kind = .single) -> Outcome {
+    private func push(recording previous: FieldModel? = nil, kind: FormHistory.Kind = .single, now: ContinuousClock.Instant) -> Outcome {
         let field = fields[focus]
         do {
-            try session.set(field.name, to: field.value, now: pendingNow)
+            try session.set(field.name, to: field.value, now: now)
         } catch {
             if let previous { fields[focus] = previous }
             return .refused(error.message)
@@ -332,9 +327,6 @@ final class FormScreen {
         if let reference = references[field.name] { labels[field.name] = reference.label(for: field.value, in: session.editor) }
         return .handled
     }
-
-    /// The time of the key being handled.
-    private var pendingNow = ContinuousClock.now
 
     private func moveFocus(by delta: Int) {
         guard !fields.isEmpty else { return }
@@ -414,7 +406,7 @@ final class FormScreen {
         return cursor
     }
 
-    /// A notice for the title line: the record deleted elsewhere, or conflicts pending.
+    /// A notice for the title line: the record deleted elsewhere.
     private var notice: (text: String, role: Role)? {
         if let record = session.record(), record.isDeletedElsewhere { return ("deleted elsewhere", .conflict) }
         return nil

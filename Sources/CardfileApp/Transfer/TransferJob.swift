@@ -66,9 +66,9 @@ final class TransferJob: @unchecked Sendable {
     }
 
     /// Starts importing `path` as `options` say.
-    static func startImport(container: Container, path: String, options: ImportOptions, inbox: Inbox) -> TransferJob {
+    static func startImport(container: Container, path: String, options: ImportOptions, inbox: Inbox, clock: any AppClock) -> TransferJob {
         let job = TransferJob(kind: .importing(table: options.table, atomic: options.atomic), path: path)
-        job.start(inbox: inbox) { report in
+        job.start(inbox: inbox, clock: clock) { report in
             do throws(ImportError) {
                 let summary = try Importer(container: container, file: path, options: options).run(
                     progress: { progress in
@@ -90,17 +90,17 @@ final class TransferJob: @unchecked Sendable {
     /// fraction.
     static func startExport(
         container: Container, table: String, filter: String, sort: [ColumnSort], format: Exporter.Format, null: String,
-        output: OutputFile, expectedRows: Int?, inbox: Inbox
+        output: OutputFile, expectedRows: Int?, inbox: Inbox, clock: any AppClock
     ) -> TransferJob {
         let path = output.path
         let job = TransferJob(kind: .exporting(table: table), path: path)
-        job.start(inbox: inbox) { report in
-            let started = ContinuousClock.now
+        job.start(inbox: inbox, clock: clock) { report in
+            let started = clock.now
             let exporter = Exporter(container: container, table: table, filter: filter, sort: sort, format: format, null: null)
             do throws(StoreError) {
                 let rows = try exporter.run(
                     progress: { rows in
-                        let seconds = (ContinuousClock.now - started).seconds
+                        let seconds = (clock.now - started).seconds
                         let fraction = expectedRows.map { $0 > 0 ? min(1, Double(rows) / Double($0)) : 1 }
                         let pace = seconds > 0 ? Double(rows) / seconds : 0
                         let left = expectedRows.flatMap { total in pace > 0 && seconds > 0.2 ? Double(max(0, total - rows)) / pace : nil }
@@ -124,12 +124,12 @@ final class TransferJob: @unchecked Sendable {
 
     /// Runs `work` on a thread of its own; what it reports reaches the inbox at most ten times
     /// a second, its result once.
-    private func start(inbox: Inbox, _ work: @escaping @Sendable (_ report: (TransferProgress) -> Void) -> TransferResult) {
+    private func start(inbox: Inbox, clock: any AppClock, _ work: @escaping @Sendable (_ report: (TransferProgress) -> Void) -> TransferResult) {
         let id = self.id
         let thread = Thread { [done] in
-            var lastReport = ContinuousClock.now - .seconds(1)
+            var lastReport = clock.now - .seconds(1)
             let result = work { progress in
-                let now = ContinuousClock.now
+                let now = clock.now
                 guard now - lastReport >= .milliseconds(100) else { return }
                 lastReport = now
                 inbox.post(.transfer(.progress(job: id, progress)))

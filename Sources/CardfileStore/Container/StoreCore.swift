@@ -20,15 +20,10 @@ final class StoreCore: Sendable {
     private let entities: [String: Entity]
     private let commitObserver: CommitObserver?
     private let counters = Locked((tempID: UInt64(0), context: UInt64(0), insert: UInt64(0)))
-    /// How many write transactions this container has begun (tests check that a save with
-    /// nothing to write begins none).
-    let writeTransactionCount = Locked(0)
     /// Taken around every write of this process (see ``write(origin:busyTimeout:bulkTables:_:)``).
     let writeGate = WriteGate()
     /// The container's wait for another connection's lock.
     let defaultBusyTimeout: Duration
-    /// The busy timeout the last write with a timeout of its own used (tests assert on it).
-    let lastBusyTimeout = Locked<Duration?>(nil)
 
     init(
         path: String, watch: FileWatch, writer: DatabasePool?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
@@ -118,7 +113,6 @@ final class StoreCore: Sendable {
         // freezing the screen.
         let deadline = busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }
         guard writeGate.enter(urgentUntil: deadline) else {
-            lastBusyTimeout.withLock { $0 = busyTimeout }
             throw StoreError.busy
         }
         defer { writeGate.leave() }
@@ -127,10 +121,8 @@ final class StoreCore: Sendable {
             sealGoneFile(holdingTheGate: true)
             throw StoreError.fileGone(path: path, gone)
         }
-        writeTransactionCount.withLock { $0 += 1 }
         return try writer.writeWithoutTransaction { db in
             if let busyTimeout {
-                lastBusyTimeout.withLock { $0 = busyTimeout }
                 sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(busyTimeout))
             }
             defer {

@@ -62,9 +62,6 @@ public final class ObjectContext: @unchecked Sendable {
         set { busyWait.withLock { $0 = newValue } }
     }
 
-    /// True for a context with a parent.
-    public var isChild: Bool { parent != nil }
-
     // MARK: - Work on the context's queue
 
     /// Runs `work` asynchronously on the context's serial queue.
@@ -171,11 +168,6 @@ public final class ObjectContext: @unchecked Sendable {
                 state.store(object, for: id)
             }
         }
-    }
-
-    /// Sets one field of an object; see ``update(_:values:)``.
-    public func setValue(_ value: Value, forField field: String, of id: ObjectID) throws(StoreError) {
-        try update(id, values: [field: value])
     }
 
     /// Marks an object for deletion. Deleting an object inserted in this context forgets it.
