@@ -211,12 +211,12 @@ struct RootSave {
         let key = item.id.primaryKeyValues ?? []
         let changed = object.persistentChanges(entity: entity)
         let mine = object.columnValues(entity: entity)
-        let original = object.baseValues(entity: entity)
-        // When the SQL check can prove the row is still `original`, the merge's result is
-        // mine: update on that condition. (A view's trigger reports no changes, so a view's
-        // row always takes the path below.)
-        if !entity.table.isView, object.checkProvesUnmoved(original, entity: entity) {
-            let arguments = changed.map { mine[$0] } + key + entity.checkArguments(entity.checkedColumns.map { original[$0] })
+        // When the SQL check can prove the row is still as the edits started from, the
+        // merge's result is mine: update on that condition. (A view's trigger reports no
+        // changes, so a view's row always takes the path below.)
+        let provable = entity.versionColumn == nil || object.checkProvesUnmoved(object.baseValues(entity: entity), entity: entity)
+        if !entity.table.isView, provable {
+            let arguments = changed.map { mine[$0] } + key + entity.checkArguments(entity.checkedColumns.map(object.original))
             // When every other column matched its snapshot and SQLite stores the new values as
             // given, the written row is exactly `mine`: no need to read it back. Generated and
             // version columns, and values the column's affinity converts, need RETURNING;
@@ -246,6 +246,7 @@ struct RootSave {
         guard let theirs = try readRow(item.id, entity: entity, db: db) else {
             switch policy.recordSide {
             case nil:
+                let original = object.baseValues(entity: entity)
                 conflicts.append(MergeConflict(objectID: item.id, kind: .updateDelete, fields: MergeConflict.fields(entity: entity, original: original, mine: mine)))
                 return nil
             case .mine?:
