@@ -30,6 +30,9 @@ final class FormScreen {
     let references: [String: Reference]
     /// What each referencing field shows beside its value (nil for NULL).
     private(set) var labels: [String: Reference.Label] = [:]
+    /// The record's row was deleted elsewhere while it was edited here; kept up to date with
+    /// the marks, so drawing asks the store nothing.
+    private(set) var isDeletedElsewhere = false
 
     init(session: EditSession, readOnly: String?, schema: DatabaseSchema) {
         self.session = session
@@ -64,6 +67,7 @@ final class FormScreen {
     /// Shows the editor's values (after opening, saving or discarding), keeping the focus.
     func reload() {
         let record = session.record()
+        isDeletedElsewhere = record?.isDeletedElsewhere ?? false
         for index in fields.indices {
             let name = fields[index].name
             fields[index].show(record?[name] ?? .null)
@@ -102,7 +106,10 @@ final class FormScreen {
     /// elsewhere*, with the other value shown under them.
     func followSource() {
         defer { refreshLabels() }
-        guard let record = session.record() else { return }
+        guard let record = session.record() else {
+            isDeletedElsewhere = false
+            return
+        }
         for index in fields.indices {
             let name = fields[index].name
             let value = record[name] ?? .null
@@ -119,6 +126,7 @@ final class FormScreen {
     /// Refreshes the marks (changed, changed elsewhere) from the editor.
     func refreshMarks() {
         let record = session.record()
+        isDeletedElsewhere = record?.isDeletedElsewhere ?? false
         let stored = session.storedValues()
         for index in fields.indices {
             let name = fields[index].name
@@ -408,7 +416,7 @@ final class FormScreen {
 
     /// A notice for the title line: the record deleted elsewhere.
     private var notice: (text: String, role: Role)? {
-        if let record = session.record(), record.isDeletedElsewhere { return ("deleted elsewhere", .conflict) }
+        if isDeletedElsewhere { return ("deleted elsewhere", .conflict) }
         return nil
     }
 
