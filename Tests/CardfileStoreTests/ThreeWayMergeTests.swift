@@ -125,4 +125,80 @@ struct ThreeWayMergeTests {
         try view.save()
         #expect(try fixture.disk("SELECT count(*) FROM people WHERE id = 1") == 0)
     }
+
+    // MARK: - Answers to a reported conflict
+
+    /// A person's answer is applied against theirs *as reported*: a field only they changed,
+    /// moved again since, keeps its newest value, and a field only I changed that they changed
+    /// after the report conflicts again instead of being overwritten.
+    @Test func anAnswerNeverOverwritesWhatMovedAfterTheReport() throws {
+        let fixture = try PeopleFixture()
+        let view = fixture.view
+        let ada = fixture.person(1)
+        try view.update(ada, values: ["name": "Mine", "notes": "my notes"])
+        try sqlite3(fixture.path, "UPDATE people SET name = 'Theirs', city = 'T1' WHERE id = 1")
+        let conflict = try #require(storeError { try view.save() }?.conflicts?.first)
+        try sqlite3(fixture.path, "UPDATE people SET city = 'T2', notes = 'their notes' WHERE id = 1")
+        try view.refresh(ada, mergeChanges: true)
+        try view.resolveConflict(conflict, by: .objectTrump)
+        let again = try #require(storeError { try view.save() }?.conflicts?.first)
+        #expect(again.fields.filter(\.isContested).map(\.name) == ["notes"])
+        #expect(try fixture.disk("SELECT name || '/' || city || '/' || notes FROM people WHERE id = 1") == "Theirs/T2/their notes")
+        // Answered again, now against what is there: my name, their city, my notes.
+        try view.refresh(ada, mergeChanges: true)
+        try view.resolveConflict(again, by: .objectTrump)
+        try view.save()
+        #expect(try fixture.disk("SELECT name || '/' || city || '/' || notes FROM people WHERE id = 1") == "Mine/T2/my notes")
+    }
+
+    /// Keeping my whole record over a table with a version column still moves the version on,
+    /// so a save that read the old version cannot pass its check afterwards.
+    @Test func keepingMineOverAVersionedRowMovesTheVersionOn() throws {
+        let options = StoreOptions(entities: [EntityDescription(table: "notes", versionColumn: "version")])
+        let fixture = try PeopleFixture(options: options, schema: """
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT, tag TEXT, version INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO notes (id, body, tag) VALUES (1, 'first', 'a');
+            """)
+        let view = fixture.view
+        let note = ObjectID(table: "notes", rowid: 1)
+        let stale = fixture.container.newBackgroundContext()
+        _ = try stale.record(for: note)
+        try view.update(note, values: ["body": "mine"])
+        try sqlite3(fixture.path, "UPDATE notes SET body = 'theirs', tag = 'b', version = version + 1 WHERE id = 1")
+        let conflict = try #require(storeError { try view.save() }?.conflicts?.first)
+        try view.refresh(note, mergeChanges: true)
+        try view.resolveConflict(conflict, by: .overwrite)
+        try view.save()
+        #expect(try fixture.disk("SELECT body || '/' || tag || '/' || version FROM notes") == "mine/a/2")
+        try stale.update(note, values: ["body": "stale"])
+        #expect(storeError { try stale.save() }?.conflicts != nil)
+    }
+
+    /// A child resolving a contested field of its parent's unsaved insert sends up that field,
+    /// not an explicit NULL for every column the parent never set.
+    @Test func aChildsResolvedConflictOnAnUnsavedInsertKeepsColumnDefaults() throws {
+        let fixture = try PeopleFixture(schema: """
+            CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT DEFAULT 'Nowhere');
+            """)
+        let view = fixture.view
+        let id = try view.insert(into: "people", values: ["name": "New"])
+        let editor = fixture.container.editorContext(parent: view)
+        editor.mergePolicy = .objectTrump
+        try editor.update(id, values: ["name": "Child"])
+        try view.update(id, values: ["name": "Parent"])
+        try editor.save()
+        try view.save()
+        #expect(try fixture.disk("SELECT name || '/' || ifnull(city, 'NULL') FROM people") == "Child/Nowhere")
+    }
+
+    /// A delete that a trigger ignores is reported, not taken for done.
+    @Test func aDeleteATriggerIgnoresIsReported() throws {
+        let fixture = try PeopleFixture()
+        try sqlite3(fixture.path, "CREATE TRIGGER keep BEFORE DELETE ON people BEGIN SELECT RAISE(IGNORE); END;")
+        let view = fixture.view
+        try view.delete(fixture.person(1))
+        let error = try #require(storeError { try view.save() })
+        #expect(error == .validationFailed([ValidationFailure(objectID: fixture.person(1), field: nil, rule: .ignoredByDatabase, value: nil)]))
+        #expect(try fixture.disk("SELECT count(*) FROM people WHERE id = 1") == 1)
+    }
 }

@@ -132,11 +132,14 @@ struct ManagedObject: Sendable {
 
     /// True when a save's SQL check of the stored row against `original` (see
     /// ``Entity/checksSQL``) proves the row still is `original`, so the row need not be read
-    /// and merged: always when every column is checked; with a version column only when the
+    /// and merged: never for a row known to have vanished (another row may stand under its
+    /// key); always when every column is checked; with a version column only when the
     /// snapshot the version was read with is `original` itself.
-    func checkProvesUnmoved(_ original: [Value], entity: Entity) -> Bool {
+    func checkProvesUnmoved(entity: Entity, original: () -> [Value]) -> Bool {
+        guard !isDeletedElsewhere else { return false }
         guard entity.versionColumn != nil else { return true }
         guard let snapshot else { return false }
+        let original = original()
         return (0..<entity.columnCount).allSatisfy { snapshot[$0] == original[$0] }
     }
 

@@ -84,17 +84,20 @@ extension ObjectContext {
 
     /// Settles a reported conflict as `policy` would have (see ``ThreeWayMerge/resolved(by:)``),
     /// from the three versions of each field the conflict carries: each field takes the
-    /// policy's value, its edit starting from the source's value so the next save does not
-    /// meet the same conflict. Under `.error` nothing changes. Call
-    /// ``refresh(_:mergeChanges:)`` with `true` first so the context knows the store's row.
+    /// policy's value, its edit starting from *theirs as reported*. So the next save meets no
+    /// conflict on a field nobody touched since, and meets one again where the store moved
+    /// after the report: a person's answer never silently overwrites a change they did not
+    /// see. The version column is left to the save (writing back the version read would let a
+    /// stale save pass its check). Under `.error` nothing changes.
     public func resolveConflict(_ conflict: MergeConflict, by policy: MergePolicy) throws(StoreError) {
         let (entity, id) = try canonical(conflict.objectID)
-        guard let values = conflict.merge.resolved(by: policy) else { return }
+        guard conflict.kind == .updateUpdate, let values = conflict.merge.resolved(by: policy) else { return }
         try withState { state in
-            guard var object = state.objects[id], let snapshot = object.snapshot else { throw StoreError.noSuchObject(id) }
+            guard var object = state.objects[id], object.snapshot != nil else { throw StoreError.noSuchObject(id) }
             for (field, value) in zip(conflict.fields, values) {
-                guard let index = entity.fieldIndex(named: field.name) else { continue }
-                object.set(index, to: value, base: snapshot[index])
+                guard let index = entity.fieldIndex(named: field.name), let theirs = field.theirs else { continue }
+                if index == entity.versionColumn, !field.changedByMe { continue }
+                object.set(index, to: value, base: theirs)
             }
             state.store(object, for: id)
         }

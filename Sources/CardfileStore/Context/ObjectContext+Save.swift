@@ -142,10 +142,13 @@ extension ObjectContext {
             conflicts.append(MergeConflict(objectID: id, kind: .updateUpdate, fields: MergeConflict.fields(of: merge, entity: entity)))
             return nil
         }
-        // Every edit now starts from the parent's value, so the parent does not meet the same
-        // conflict again with the store.
+        // Fields the policy settled (contested ones, and any whose value it changed) now start
+        // from the parent's value, so the parent does not meet the same conflict again with the
+        // store; every other edit goes up as it was.
         var resolved = object
-        for column in merge.fields { resolved.set(column, to: values[column], base: theirs[column]) }
+        for column in merge.fields where merge.contested.contains(column) || values[column] != merge.mine[column] {
+            resolved.set(column, to: values[column], base: theirs[column])
+        }
         return resolved
     }
 

@@ -68,7 +68,10 @@ public struct ThreeWayMerge: Hashable, Sendable {
         case .error: return nil
         case .objectTrump: return merged(contestedTaking: .mine)
         case .storeTrump: return merged(contestedTaking: .theirs)
-        case .overwrite: return mine
+        case .overwrite:
+            var values = theirs
+            for field in fields { values[field] = mine[field] }
+            return values
         case .rollback: return theirs
         }
     }

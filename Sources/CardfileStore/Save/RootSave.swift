@@ -169,7 +169,7 @@ struct RootSave {
         // delete on that condition; otherwise (or when the check failed) read the row under
         // the write lock and merge. (SQLite counts no changes made through a view's trigger,
         // so a view's row is always read.)
-        if !entity.table.isView, item.object.checkProvesUnmoved(bases, entity: entity) {
+        if !entity.table.isView, item.object.checkProvesUnmoved(entity: entity, original: { bases }) {
             let checked = entity.checkArguments(entity.checkedColumns.map { bases[$0] })
             try db.cachedStatement(sql: SaveStatements.conditionalDelete(entity)).execute(arguments: (key + checked).statementArguments)
             if db.changesCount > 0 {
@@ -214,8 +214,7 @@ struct RootSave {
         // When the SQL check can prove the row is still as the edits started from, the
         // merge's result is mine: update on that condition. (A view's trigger reports no
         // changes, so a view's row always takes the path below.)
-        let provable = entity.versionColumn == nil || object.checkProvesUnmoved(object.baseValues(entity: entity), entity: entity)
-        if !entity.table.isView, provable {
+        if !entity.table.isView, object.checkProvesUnmoved(entity: entity, original: { object.baseValues(entity: entity) }) {
             let arguments = changed.map { mine[$0] } + key + entity.checkArguments(entity.checkedColumns.map(object.original))
             // When every other column matched its snapshot and SQLite stores the new values as
             // given, the written row is exactly `mine`: no need to read it back. Generated and
