@@ -155,9 +155,7 @@ struct MergingTests {
     /// A child's explicit NULL on a field of the parent's unsaved insert must reach the INSERT
     /// even after the parent's copy changed (a merge must not mistake it for "no edit").
     @Test func anExplicitNullOnTheParentsInsertSurvivesTheParentChanging() throws {
-        let fixture = try PeopleFixture(schema: """
-            CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT DEFAULT 'Nowhere');
-            """)
+        let fixture = try PeopleFixture(schema: peopleWithDefaultSchema)
         let view = fixture.view
         let id = try view.insert(into: "people", values: ["name": "New"])
         let editor = fixture.container.editorContext(parent: view)

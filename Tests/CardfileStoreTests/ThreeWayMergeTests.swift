@@ -177,9 +177,7 @@ struct ThreeWayMergeTests {
     /// A child resolving a contested field of its parent's unsaved insert sends up that field,
     /// not an explicit NULL for every column the parent never set.
     @Test func aChildsResolvedConflictOnAnUnsavedInsertKeepsColumnDefaults() throws {
-        let fixture = try PeopleFixture(schema: """
-            CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT DEFAULT 'Nowhere');
-            """)
+        let fixture = try PeopleFixture(schema: peopleWithDefaultSchema)
         let view = fixture.view
         let id = try view.insert(into: "people", values: ["name": "New"])
         let editor = fixture.container.editorContext(parent: view)

@@ -19,6 +19,12 @@ let peopleSchema = """
         (3, 'Linus', 'linus@example.com', 28, 'Helsinki', 'kernel');
     """
 
+/// People whose `city` has a column default: a field left out of an INSERT takes it, an
+/// explicit NULL does not.
+let peopleWithDefaultSchema = """
+    CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL, city TEXT DEFAULT 'Nowhere');
+    """
+
 /// Creates a database file at `path` by running `sql` on a connection of its own, which is
 /// closed before returning (as another program would have made the file).
 func makeDatabase(at path: String, _ sql: String, wal: Bool = true) throws {
