@@ -33,7 +33,7 @@ extension CardfileApp {
         case .acceptDeletion:
             overlay = nil
             form.session.discard()
-            self.form = nil
+            goBack()
             show("Accepted the deletion.", role: .success, now: now)
             return
         case .saveChoices, .merge, .keepMine, .restore:

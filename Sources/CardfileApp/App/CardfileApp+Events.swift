@@ -8,12 +8,16 @@ extension CardfileApp {
         switch event {
         case .resize(let newSize):
             size = newSize
-            do { try list?.setHeight(listHeight) } catch { show(error.message, role: .error, now: now) }
+            do {
+                for list in screens.lists { try list.setHeight(listHeight) }
+            } catch {
+                show(error.message, role: .error, now: now)
+            }
             return []
         case .terminate:
             // A signal or a terminal that went away: nobody is there to answer a question.
             // Keep what can be kept (save the form), then end whatever that save said.
-            if picking != nil { goBack() }
+            if picking != nil { screens.pop() }
             if let form, form.session.hasPersistentChanges, form.readOnly == nil { save(form, now: now, quietly: true) }
             return quit(force: true, now: now)
         case .paste(let text):
@@ -47,9 +51,11 @@ extension CardfileApp {
 
     private func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
         if let overlay { return handle(key, in: overlay, now: now) }
-        if let form { return handle(key, form: form, now: now) }
-        if list != nil { return handleList(key, now: now) }
-        return handleTables(key, now: now)
+        switch screens.top {
+        case .tables: return handleTables(key, now: now)
+        case .list(let list), .picker(let list, _, _): return handle(key, list: list, now: now)
+        case .form(let form): return handle(key, form: form, now: now)
+        }
     }
 
     /// Keys every screen shares.
@@ -79,19 +85,19 @@ extension CardfileApp {
         case .back:
             return quit(force: false, now: now)
         default:
-            _ = tables?.handle(action)
+            screens.updateTables { _ = $0.handle(action) }
         }
         return []
     }
 
     // MARK: - List
 
-    private func handleList(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+    private func handle(_ key: KeyEvent, list: ListScreen, now: ContinuousClock.Instant) -> [AppCommand] {
         if picking != nil, key.key == .escape {
             goBack()
             return []
         }
-        guard let list, let action = KeyMaps.list.action(for: key) else { return [] }
+        guard let action = KeyMaps.list.action(for: key) else { return [] }
         if picking != nil, [.add, .delete, .importFile, .exportFile].contains(action) {
             show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now)
             return []
@@ -156,15 +162,10 @@ extension CardfileApp {
             changeColumns(action, now: now)
         case .copyRecord, .copyRecordJSON:
             return copyRecord(json: action == .copyRecordJSON, now: now)
-        case .back where !trail.isEmpty:
-            goBack()
+        case .back where screens.isAtBottom:
+            return quit(force: false, now: now)
         case .back:
-            if container.schema.tables.count > 1, options.table == nil {
-                self.list = nil
-                showTables()
-            } else {
-                return quit(force: false, now: now)
-            }
+            goBack()
         default:
             break
         }

@@ -19,7 +19,7 @@ extension CardfileApp {
     /// The editor contexts of the open form and of the forms it was stacked on: where
     /// unsaved edits live.
     var editors: [ObjectContext] {
-        ([form] + trail.map(\.form)).compactMap { $0?.session.editor }
+        screens.forms.map(\.session.editor)
     }
 
     /// Their change tokens, to tell whether anything was edited since a copy.

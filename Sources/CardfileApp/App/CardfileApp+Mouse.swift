@@ -34,17 +34,18 @@ extension CardfileApp {
         default:
             return []          // the command line, a filter, help, the conflict dialog: keys only
         }
-        if let form {
+        switch screens.top {
+        case .form(let form):
             _ = form.focusField(at: mouse.position)
-        } else if let list {
+        case .list(let list), .picker(let list, _, _):
             let hit = list.hit(mouse.position, in: main)
             if let column = hit.column { list.focus(column: column) }
             guard let row = hit.row else { return [] }
             do { try list.select(line: row) } catch { show(error.message, role: .error, now: now) }
             if isDouble { openSelected(now: now) }
-        } else if var tables, let index = tables.table(at: mouse.position, in: main) {
-            tables.selected = index
-            self.tables = tables
+        case .tables(let tables):
+            guard let index = tables.table(at: mouse.position, in: main) else { return [] }
+            screens.updateTables { $0.selected = index }
             if isDouble {
                 do { try openList(tables.tables[index]) } catch { show(error.message, role: .error, now: now) }
             }
@@ -62,16 +63,17 @@ extension CardfileApp {
         default:
             return []
         }
-        if let form {
+        switch screens.top {
+        case .form(let form):
             form.scrollFields(by: direction)
-        } else if let list {
+        case .list(let list), .picker(let list, _, _):
             do {
                 for _ in 0..<Self.wheelStep { _ = try list.handle(direction > 0 ? .down : .up) }
             } catch {
                 show(error.message, role: .error, now: now)
             }
-        } else {
-            _ = tables?.handle(direction > 0 ? .down : .up)
+        case .tables:
+            screens.updateTables { _ = $0.handle(direction > 0 ? .down : .up) }
         }
         return []
     }

@@ -7,7 +7,7 @@ import Foundation
 /// Esc (or q) comes back.
 extension CardfileApp {
     /// Ctrl-G: the referenced record's form, stacked on this one. Leaving this form first asks
-    /// as leaving always does, so no form waiting in the trail holds unsaved edits.
+    /// as leaving always does, so no form waiting under another holds unsaved edits.
     func followReference(from form: FormScreen, now: ContinuousClock.Instant) {
         guard let (reference, value) = form.focusedReference else {
             return show("This field references no other table.", role: .warning, now: now)
@@ -29,10 +29,7 @@ extension CardfileApp {
         do {
             let picker = try makeList(reference.parent)
             if case .found(_, let id)? = reference.label(for: value, in: form.session.editor) { try picker.live.select(id) }
-            trail.append(TrailStop(list: list, form: form))
-            list = picker
-            self.form = nil
-            picking = (reference.field, reference.parentColumn)
+            screens.push(.picker(picker, field: reference.field, column: reference.parentColumn))
             show("Pick the \(reference.parent.name) record for \(reference.field): Enter chooses, / filters, Esc goes back.", role: .accent, now: now)
         } catch {
             show(error.message, role: .error, now: now)
@@ -82,13 +79,14 @@ extension CardfileApp {
         }
     }
 
-    /// Back to the screen the last reference, picker or referencing list was opened from.
+    /// Takes the top screen off: back to the list a form was opened from, the form a
+    /// reference, picker or referencing list was opened from, or the tables (counted again).
     func goBack() {
-        guard let stop = trail.popLast() else { return }
-        picking = nil
-        list = stop.list
-        form = stop.form
-        stop.form.followSource()
-        if let list { try? list.setHeight(listHeight) }
+        screens.pop()
+        switch screens.top {
+        case .form(let form): form.followSource()
+        case .tables: countRows()
+        case .list, .picker: break
+        }
     }
 }

@@ -73,36 +73,31 @@ extension CardfileApp {
     }
 
     private func finishLeaving(_ then: Leaving, now: ContinuousClock.Instant) {
-        let id = form?.session.id
-        let leaving = form
-        form = nil
+        guard let leaving = form else { return }
+        let id = leaving.session.id
         switch then {
-        case .toList where list == nil && !trail.isEmpty, .step where list == nil && !trail.isEmpty:
-            // A form opened by following a reference: back to the form it came from.
-            goBack()
-        case .toList:
-            if let id, !id.isTemporary { try? list?.live.select(id) }
+        case .quit:
+            isRunning = false
         case .follow(let target):
-            guard let leaving, let table = container.schema.table(named: target.table) else { return }
-            trail.append(TrailStop(list: list, form: leaving))
-            list = nil
+            // The form stays, under the referenced record's.
+            guard let table = container.schema.table(named: target.table) else { return }
             openForm(target, table: table, now: now)
         case .referencing(let name, let filter):
-            guard let leaving, let table = container.schema.table(named: name) else { return }
-            trail.append(TrailStop(list: list, form: leaving))
+            guard let table = container.schema.table(named: name) else { return }
             do {
-                try openList(table)
-                try list?.setFilter(filter)
+                let referencing = try makeList(table)
+                try referencing.setFilter(filter)
+                screens.push(.list(referencing))
                 show("The \(name) records that reference \(leaving.title): q or Esc goes back.", role: .accent, now: now)
             } catch {
                 show(error.message, role: .error, now: now)
-                goBack()
             }
-        case .quit:
-            isRunning = false
-        case .step(let delta):
-            guard let list else { return }
+        case .toList, .step:
+            goBack()
+            // A form opened by following a reference goes back to the form it came from.
+            guard let list = screens.list, form == nil else { return }
             if let id, !id.isTemporary { try? list.live.select(id) }
+            guard case .step(let delta) = then else { return }
             let before = list.selection
             do { try list.live.moveSelection(by: delta) } catch { show(error.message, role: .error, now: now) }
             if let next = list.selection {
@@ -175,7 +170,7 @@ extension CardfileApp {
             overlay = .dialog(dialog, .quitWithFileGone)
             return []
         }
-        if picking != nil { goBack() }      // the form behind a picker is the one to ask about
+        if picking != nil { screens.pop() }      // the form behind a picker is the one to ask about
         if force || form == nil {
             form?.session.discard()
             isRunning = false

@@ -14,12 +14,10 @@ extension CardfileApp {
         let (main, bottom) = Self.parts(of: area)
         let (statusLine, messageLine) = bottom.splitTop(min(1, bottom.height))
         var cursor: Point?
-        if let form {
-            cursor = form.render(in: main, buffer: &buffer)
-        } else if let list {
-            list.render(in: main, buffer: &buffer)
-        } else {
-            tables?.render(in: main, buffer: &buffer)
+        switch screens.top {
+        case .form(let form): cursor = form.render(in: main, buffer: &buffer)
+        case .list(let list), .picker(let list, _, _): list.render(in: main, buffer: &buffer)
+        case .tables(let tables): tables.render(in: main, buffer: &buffer)
         }
         if !statusLine.isEmpty { statusBar.render(in: statusLine, buffer: &buffer) }
         switch overlay {
@@ -76,13 +74,20 @@ extension CardfileApp {
     }
 
     private var hint: String {
-        if form != nil { return "Ctrl-S save · Esc back · Ctrl-N NULL · F1 help" }
-        if list != nil { return "Enter open · a add · d delete · / filter · [ ] sort · : commands · ? help" }
-        return "Enter open · q quit · ? help"
+        switch screens.top {
+        case .form: "Ctrl-S save · Esc back · Ctrl-N NULL · F1 help"
+        case .list: "Enter open · a add · d delete · / filter · [ ] sort · : commands · ? help"
+        case .picker: "Enter chooses · / filter · [ ] sort · Esc back without changing the field · ? help"
+        case .tables: "Enter open · q quit · ? help"
+        }
     }
 
     var currentKeyMap: KeyMap<AppAction> {
-        form != nil ? KeyMaps.form : list != nil ? KeyMaps.list : KeyMaps.tables
+        switch screens.top {
+        case .form: KeyMaps.form
+        case .list, .picker: KeyMaps.list
+        case .tables: KeyMaps.tables
+        }
     }
 
     private var helpTitle: String {

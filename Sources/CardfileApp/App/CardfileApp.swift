@@ -54,9 +54,8 @@ public final class CardfileApp {
     var options: Options
     var size: Size
 
-    var tables: TablesScreen?
-    var list: ListScreen?
-    var form: FormScreen?
+    /// The screens, bottom first; the top one has the keys unless an overlay covers it.
+    var screens: ScreenStack
     var overlay: Overlay?
     var notice: Notice?
     public internal(set) var isRunning = true
@@ -73,11 +72,6 @@ public final class CardfileApp {
     var transferReport: TextPanel?
     /// The last search (`f`, `:find`), which `n` and `N` repeat.
     var lastSearch: String?
-    /// Where Esc (or q) goes back to, newest last.
-    var trail: [TrailStop] = []
-    /// The list shown is a picker for this form field: Enter puts the selected record's
-    /// `column` into the field of the form behind it.
-    var picking: (field: String, column: String)?
     /// What happened to the database file, once the poll noticed it was replaced or deleted:
     /// from then on nothing is saved through its path and `:saveas` keeps the work.
     var fileGone: FileGone?
@@ -128,13 +122,6 @@ public final class CardfileApp {
         case referencing(table: String, filter: String)
     }
 
-    /// A screen to come back to: the list and form a followed reference, a picker or a list of
-    /// referencing records was opened from.
-    struct TrailStop {
-        let list: ListScreen?
-        let form: FormScreen
-    }
-
     /// A line for the message row: what just happened or went wrong.
     struct Notice {
         let text: String
@@ -167,15 +154,24 @@ public final class CardfileApp {
         // database is retried later, with every edit kept.
         view.saveBusyTimeout = .milliseconds(50)
         let all = container.schema.tables
-        if let name = options.table {
-            guard let table = container.schema.table(named: name) else { throw StoreError.noSuchTable(name) }
-            try openList(table)
-        } else if all.count == 1 {
-            try openList(all[0])
+        let first: TableSchema? = if let name = options.table { container.schema.table(named: name) } else { all.count == 1 ? all[0] : nil }
+        if let name = options.table, first == nil { throw StoreError.noSuchTable(name) }
+        if let first {
+            screens = ScreenStack(.list(try Self.makeList(first, context: view, options: options, path: container.path, height: max(1, size.height - 3), inbox: inbox)))
         } else {
-            showTables()
+            screens = ScreenStack(.tables(TablesScreen(tables: all)))
+            countRows()
         }
     }
+
+    /// The tables screen, wherever it stands in the stack.
+    var tables: TablesScreen? { screens.tables }
+    /// The list on screen (see ``ScreenStack/list``).
+    var list: ListScreen? { screens.list }
+    /// The form on top.
+    var form: FormScreen? { screens.form }
+    /// The field a top picker chooses a record for.
+    var picking: (field: String, column: String)? { screens.picking }
 
     // MARK: - Messages
 
@@ -186,7 +182,7 @@ public final class CardfileApp {
         case .event(let event):
             return handle(event, now: now)
         case .rowCount(let table, let count, let token):
-            if token == countToken { tables?.counts[table] = count }
+            if token == countToken { screens.updateTables { $0.counts[table] = count } }
             return []
         case .transfer(let update):
             receive(update, now: now)
@@ -238,7 +234,7 @@ public final class CardfileApp {
                 form.followSource()
                 if list == nil { show("Outside changes arrived.", role: .accent, now: now) }
             }
-            for stop in trail { stop.form.followSource() }
+            for waiting in screens.forms.dropFirst(form == nil ? 0 : 1) { waiting.followSource() }
         } catch {
             show(error.message, role: .error, now: now)
         }
@@ -255,11 +251,12 @@ public final class CardfileApp {
 
     // MARK: - Screens
 
-    func showTables() {
+    /// Counts the tables' rows again for the tables screen (at start, and on coming back to it).
+    func countRows() {
         countToken += 1
         let token = countToken
         let tables = container.schema.tables
-        self.tables = TablesScreen(tables: tables, token: token)
+        screens.updateTables { $0.counts = [:] }
         // Counted off the loop: a big table must not hold up the screen.
         let context = container.newBackgroundContext(name: "counts")
         let inbox = self.inbox
@@ -271,15 +268,21 @@ public final class CardfileApp {
         }
     }
 
+    /// Opens `table`'s list over the top screen.
     func openList(_ table: TableSchema) throws(StoreError) {
-        list = try makeList(table)
+        screens.push(.list(try makeList(table)))
     }
 
     /// A live list of `table` on the view context, with the columns remembered for it.
     func makeList(_ table: TableSchema) throws(StoreError) -> ListScreen {
-        let inbox = self.inbox
-        let choice = ColumnMemory(folder: options.stateFolder).choice(database: container.path, table: table.name)
-        return try ListScreen(context: view, table: table, height: listHeight, refreshInterval: Self.refreshInterval, choice: choice, wake: { inbox.poke() })
+        try Self.makeList(table, context: view, options: options, path: container.path, height: listHeight, inbox: inbox)
+    }
+
+    private static func makeList(
+        _ table: TableSchema, context: ObjectContext, options: Options, path: String, height: Int, inbox: Inbox
+    ) throws(StoreError) -> ListScreen {
+        let choice = ColumnMemory(folder: options.stateFolder).choice(database: path, table: table.name)
+        return try ListScreen(context: context, table: table, height: height, refreshInterval: refreshInterval, choice: choice, wake: { inbox.poke() })
     }
 
     /// Rows the list shows: the screen less the header, the status bar and the message line.
@@ -299,7 +302,7 @@ public final class CardfileApp {
         let editor = container.editorContext(parent: view, name: "form")
         let session = EditSession(editor: editor, table: table, id: id, autosaveDelay: options.autosave)
         let tableReason = id == nil ? nil : Self.readOnlyReason(of: table)
-        form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)
+        screens.push(.form(FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)))
         if id == nil, readOnlyReason != nil { show("Read-only: \(readOnlyReason!). The new record cannot be saved.", role: .warning, now: now) }
     }
 

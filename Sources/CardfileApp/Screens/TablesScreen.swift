@@ -8,12 +8,9 @@ struct TablesScreen {
     var selected = 0
     /// Counts that arrived, by table name.
     var counts: [String: Int] = [:]
-    /// Identifies the current round of counting: older results are dropped.
-    let token: Int
 
-    init(tables: [TableSchema], token: Int) {
+    init(tables: [TableSchema]) {
         self.tables = tables
-        self.token = token
     }
 
     mutating func handle(_ action: AppAction) -> Bool {
