@@ -31,16 +31,16 @@ extension CardfileApp {
 
     private func paste(_ text: String, now: ContinuousClock.Instant) -> [AppCommand] {
         switch overlay {
-        case .commandLine(var prompt)?:
+        case .commandLine(var line)?:
+            line.prompt.field.insert(text)
+            overlay = .commandLine(line)
+        case .filter(var prompt)?:
             prompt.field.insert(text)
-            overlay = .commandLine(prompt)
-        case .filter(var field)?:
-            field.insert(text)
-            overlay = .filter(field)
-            applyFilter(field.text, now: now)
-        case .find(var field)?:
-            field.insert(text)
-            overlay = .find(field)
+            overlay = .filter(prompt)
+            applyFilter(prompt.field.text, now: now)
+        case .find(var prompt)?:
+            prompt.field.insert(text)
+            overlay = .find(prompt)
         case nil:
             if let form { report(form.paste(text, now: now), now: now) }
         default:
@@ -49,7 +49,7 @@ extension CardfileApp {
         return []
     }
 
-    private func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+    func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> [AppCommand] {
         if let overlay { return handle(key, in: overlay, now: now) }
         switch screens.top {
         case .tables: return handleTables(key, now: now)
@@ -61,11 +61,11 @@ extension CardfileApp {
     /// Keys every screen shares.
     private func common(_ action: AppAction, now: ContinuousClock.Instant) -> [AppCommand]? {
         switch action {
-        case .help: overlay = .help(scroll: 0); return []
+        case .help: overlay = .help(HelpPanel()); return []
         case .quit: return quit(force: false, now: now)
         case .redraw: return [.redraw]
         case .suspend: return [.suspend]
-        case .commandLine: overlay = .commandLine(commandHistory); return []
+        case .commandLine: overlay = .commandLine(CommandLinePrompt(prompt: commandHistory)); return []
         case .importFile: openCommandLine(typed: "import "); return []
         case .exportFile: openCommandLine(typed: "export "); return []
         case .report: showReport(now: now); return []
@@ -149,11 +149,11 @@ extension CardfileApp {
             let dialog = Dialog(title: "Delete record", message: message,
                                 buttons: [DialogButton("Delete", hotkey: "y", role: .error), DialogButton("Keep", hotkey: "n")],
                                 selected: 1, cancelButton: 1)
-            overlay = .dialog(dialog, .deleteRecord(id))
+            overlay = .question(QuestionDialog(dialog: dialog, question: .deleteRecord(id)))
         case .filter:
-            overlay = .filter(TextFieldState(text: list.spec.filter))
+            overlay = .filter(FilterPrompt(field: TextFieldState(text: list.spec.filter)))
         case .find:
-            overlay = .find(TextFieldState(text: lastSearch ?? ""))
+            overlay = .find(FindPrompt(field: TextFieldState(text: lastSearch ?? "")))
         case .findNext, .findPrevious:
             findAgain(backward: action == .findPrevious, now: now)
         case .copyCell:
@@ -219,112 +219,11 @@ extension CardfileApp {
         }
     }
 
-    // MARK: - Overlays
-
-    private func handle(_ key: KeyEvent, in overlay: Overlay, now: ContinuousClock.Instant) -> [AppCommand] {
-        switch overlay {
-        case .help(let scroll, let dialog):
-            switch key.key {
-            case .down: self.overlay = .help(scroll: scroll + 1, over: dialog)
-            case .up: self.overlay = .help(scroll: max(0, scroll - 1), over: dialog)
-            case .pageDown: self.overlay = .help(scroll: scroll + max(1, size.height - 4), over: dialog)
-            case .pageUp: self.overlay = .help(scroll: max(0, scroll - max(1, size.height - 4)), over: dialog)
-            default:
-                if key == .control("q") { return quit(force: false, now: now) }
-                self.overlay = dialog.map { .conflict($0) }
-            }
-            return []
-        case .dialog(var dialog, let question):
-            guard let chosen = dialog.handle(key) else {
-                self.overlay = .dialog(dialog, question)
-                return []
-            }
-            self.overlay = nil
-            return answer(question, button: chosen, now: now)
-        case .panel(var panel):
-            let page = max(1, size.height - 6)
-            let limit = panel.maximumScroll(in: Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 2)))
-            switch key.key {
-            case .down: panel.scroll = min(limit, panel.scroll + 1)
-            case .up: panel.scroll = max(0, panel.scroll - 1)
-            case .pageDown: panel.scroll = min(limit, panel.scroll + page)
-            case .pageUp: panel.scroll = max(0, panel.scroll - page)
-            default:
-                if key == .control("q") { self.overlay = nil; return quit(force: false, now: now) }
-                self.overlay = nil
-                return []
-            }
-            self.overlay = .panel(panel)
-            return []
-        case .commandLine(var prompt):
-            if key.key == .tab {
-                let completion = CommandLineCommands.complete(prompt.field.text, themes: options.themes, folder: options.workingFolder)
-                prompt.field.text = completion.text
-                prompt.field.moveCursor(to: prompt.field.text.count)
-                self.overlay = .commandLine(prompt)
-                if !completion.alternatives.isEmpty {
-                    let shown = completion.alternatives.prefix(8).joined(separator: "  ")
-                    show(completion.alternatives.count > 8 ? shown + "  … (\(completion.alternatives.count))" : shown, role: .muted, now: now)
-                }
-                return []
-            }
-            switch prompt.handle(key) {
-            case .submitted(let text):
-                commandHistory = prompt
-                self.overlay = nil
-                return run(CommandLineCommands.parse(text), now: now)
-            case .cancelled:
-                commandHistory = prompt
-                self.overlay = nil
-            default:
-                self.overlay = .commandLine(prompt)
-            }
-            return []
-        case .conflict(var dialog):
-            if KeyMaps.conflict.action(for: key) == .quit { return quit(force: false, now: now) }
-            if KeyMaps.conflict.action(for: key) == .help {
-                self.overlay = .help(scroll: 0, over: dialog)
-                return []
-            }
-            let outcome = dialog.handle(key)
-            answer(dialog, outcome, now: now)
-            return []
-        case .find(var field):
-            switch key.key {
-            case .enter:
-                self.overlay = nil
-                if !field.text.isEmpty { find(field.text, backward: false, now: now) }
-            case .escape:
-                self.overlay = nil
-            default:
-                _ = field.handle(key)
-                self.overlay = .find(field)
-            }
-            return []
-        case .filter(var field):
-            switch key.key {
-            case .enter:
-                self.overlay = nil
-                if notice?.expires == nil { notice = nil }
-            case .escape:
-                self.overlay = nil
-                applyFilter("", now: now)
-                if notice?.expires == nil { notice = nil }
-            default:
-                if field.handle(key) {
-                    self.overlay = .filter(field)
-                    applyFilter(field.text, now: now)
-                }
-            }
-            return []
-        }
-    }
-
     /// Opens the command line with `typed` already in it (the keys that ask for a file).
     func openCommandLine(typed: String) {
         var prompt = commandHistory
         prompt.field = TextFieldState(text: typed)
-        overlay = .commandLine(prompt)
+        overlay = .commandLine(CommandLinePrompt(prompt: prompt))
     }
 
     /// The command line's state between uses (its history).

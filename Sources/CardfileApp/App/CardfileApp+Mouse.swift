@@ -25,10 +25,10 @@ extension CardfileApp {
         lastClick = isDouble ? nil : (mouse.position, now)
 
         switch overlay {
-        case .dialog(let dialog, let question)?:
-            guard let index = dialog.button(at: mouse.position, in: main) else { return [] }
+        case .question(let asked)?:
+            guard let index = asked.dialog.button(at: mouse.position, in: main) else { return [] }
             overlay = nil
-            return answer(question, button: index, now: now)
+            return answer(asked.question, button: index, now: now)
         case nil:
             break
         default:

@@ -57,7 +57,7 @@ extension CardfileApp {
         } + [DialogButton("Cancel", hotkey: "c")]
         let dialog = Dialog(title: "Records that reference this one", message: "Which relation? (\(sides.count) tables point at \(form.session.table.name).)",
                             buttons: buttons, selected: 0, cancelButton: buttons.count - 1)
-        overlay = .dialog(dialog, .chooseReferencing(shown.map(\.1)))
+        overlay = .question(QuestionDialog(dialog: dialog, question: .chooseReferencing(shown.map(\.1))))
     }
 
     /// Enter in a list: the record's form, or, in a picker, the chosen record for the field.

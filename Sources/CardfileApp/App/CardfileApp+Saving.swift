@@ -69,7 +69,7 @@ extension CardfileApp {
         let dialog = Dialog(title: "Unsaved changes", message: message,
                             buttons: [DialogButton("Save", hotkey: "s", role: .success), DialogButton("Discard", hotkey: "d", role: .error), DialogButton("Cancel", hotkey: "c")],
                             selected: 0, cancelButton: 2)
-        overlay = .dialog(dialog, .leaveForm(then: then))
+        overlay = .question(QuestionDialog(dialog: dialog, question: .leaveForm(then: then)))
     }
 
     private func finishLeaving(_ then: Leaving, now: ContinuousClock.Instant) {
@@ -155,7 +155,7 @@ extension CardfileApp {
                                     message: "\(job.activity.capitalizedFirst) is still running\(progress). Stop it and quit?\(kept)",
                                     buttons: [DialogButton("Stop and quit", hotkey: "y", role: .error), DialogButton("Keep working", hotkey: "n")],
                                     selected: 1, cancelButton: 1)
-                overlay = .dialog(dialog, .stopTransferAndQuit)
+                overlay = .question(QuestionDialog(dialog: dialog, question: .stopTransferAndQuit))
                 return []
             }
             stopTransferForQuit()
@@ -167,7 +167,7 @@ extension CardfileApp {
                                 message: Self.fileGoneSentence(fileGone) + " What was saved before and your unsaved edits are only in this session now. Quit without a copy? (:saveas FILE writes one.)",
                                 buttons: [DialogButton("Quit", hotkey: "q", role: .error), DialogButton("Cancel", hotkey: "c")],
                                 selected: 1, cancelButton: 1)
-            overlay = .dialog(dialog, .quitWithFileGone)
+            overlay = .question(QuestionDialog(dialog: dialog, question: .quitWithFileGone))
             return []
         }
         if picking != nil { screens.pop() }      // the form behind a picker is the one to ask about
@@ -205,7 +205,7 @@ extension CardfileApp {
             form?.session.setAutosave(delay, now: now)
             show(delay.map { "Autosave \(Self.seconds($0)) after the last edit." } ?? "Autosave is off: save with Ctrl-S.", now: now)
         case .help:
-            overlay = .help(scroll: 0)
+            overlay = .help(HelpPanel())
         case .importFile(let words):
             startImport(words, now: now)
         case .exportFile(let words, let replace):

@@ -12,7 +12,7 @@ extension CardfileApp {
     var transferTable: TableSchema? { list?.table ?? tables?.selectedTable }
 
     func startImport(_ words: [String], now: ContinuousClock.Instant) {
-        if let help = optionsHelp(words, ImportArguments.self, title: ":import FILE [options]") { return overlay = .panel(help) }
+        if let help = optionsHelp(words, ImportArguments.self, title: ":import FILE [options]") { return overlay = .panel(ReadingPanel(help)) }
         guard refuseSecondTransfer(now: now), let table = transferTable else { return }
         if let reason = readOnlyReason { return show("Read-only: \(reason). Nothing can be imported.", role: .warning, now: now) }
         let arguments: ImportArguments
@@ -29,7 +29,7 @@ extension CardfileApp {
     }
 
     func startExport(_ words: [String], replacing: Bool, now: ContinuousClock.Instant) {
-        if let help = optionsHelp(words, ExportArguments.self, title: ":export FILE [options]") { return overlay = .panel(help) }
+        if let help = optionsHelp(words, ExportArguments.self, title: ":export FILE [options]") { return overlay = .panel(ReadingPanel(help)) }
         guard refuseSecondTransfer(now: now), let table = transferTable else { return }
         let arguments: ExportArguments
         do { arguments = try ExportArguments.parse(words) } catch {
@@ -102,7 +102,7 @@ extension CardfileApp {
 
     func showReport(now: ContinuousClock.Instant) {
         guard let transferReport else { return show("No import or export has finished yet.", now: now) }
-        overlay = .panel(transferReport)
+        overlay = .panel(ReadingPanel(transferReport))
     }
 
     // MARK: - What the thread reports

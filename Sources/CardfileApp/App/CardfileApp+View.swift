@@ -21,30 +21,30 @@ extension CardfileApp {
         }
         if !statusLine.isEmpty { statusBar.render(in: statusLine, buffer: &buffer) }
         switch overlay {
-        case .help(let scroll, let dialog)?:
-            HelpOverlay(title: helpTitle, keyMap: dialog == nil ? currentKeyMap : KeyMaps.conflict, scroll: scroll).render(in: main, buffer: &buffer)
+        case .help(let help)?:
+            HelpOverlay(title: helpTitle, keyMap: helpKeyMap(over: help.over), scroll: help.scroll).render(in: main, buffer: &buffer)
             drawMessage("F1, Esc or any other key closes the help; ↑ ↓ scroll.", role: .muted, in: messageLine, buffer: &buffer)
             return nil
-        case .panel(let panel)?:
-            panel.render(in: main, buffer: &buffer)
+        case .panel(let reading)?:
+            reading.panel.render(in: main, buffer: &buffer)
             drawMessage("↑ ↓ PgUp PgDn scroll; any other key closes.", role: .muted, in: messageLine, buffer: &buffer)
             return nil
         case .conflict(let dialog)?:
             dialog.render(in: main, buffer: &buffer)
             drawMessage(notice?.text ?? "", role: notice?.role ?? .text, in: messageLine, buffer: &buffer)
             return nil
-        case .dialog(let dialog, _)?:
-            dialog.render(in: main, buffer: &buffer)
+        case .question(let asked)?:
+            asked.dialog.render(in: main, buffer: &buffer)
             drawMessage(notice?.text ?? "", role: notice?.role ?? .text, in: messageLine, buffer: &buffer)
             return nil
-        case .commandLine(var prompt)?:
+        case .commandLine(var line)?:
             guard !messageLine.isEmpty else { return nil }
-            CommandPrompt().render(in: messageLine, buffer: &buffer, state: &prompt)
-            return CommandPrompt().cursor(in: messageLine, state: &prompt)
-        case .filter(var field)?:
-            return drawInput("Filter: ", field: &field, placeholder: "words, or year >= 1990, name = 'x', notes is empty", in: messageLine, buffer: &buffer)
-        case .find(var field)?:
-            return drawInput("Find: ", field: &field, placeholder: "words, or year >= 1990 (the list stays whole; n / N repeat)", in: messageLine, buffer: &buffer)
+            CommandPrompt().render(in: messageLine, buffer: &buffer, state: &line.prompt)
+            return CommandPrompt().cursor(in: messageLine, state: &line.prompt)
+        case .filter(var prompt)?:
+            return drawInput("Filter: ", field: &prompt.field, placeholder: "words, or year >= 1990, name = 'x', notes is empty", in: messageLine, buffer: &buffer)
+        case .find(var prompt)?:
+            return drawInput("Find: ", field: &prompt.field, placeholder: "words, or year >= 1990 (the list stays whole; n / N repeat)", in: messageLine, buffer: &buffer)
         case nil:
             drawMessage(notice?.text ?? hint, role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)
             return cursor

@@ -81,47 +81,6 @@ public final class CardfileApp {
     /// The last single click, for telling a double click.
     var lastClick: (position: Point, time: ContinuousClock.Instant)?
 
-    /// What covers the screen, taking the keys.
-    enum Overlay {
-        /// The keys; `over` is the conflict dialog it was opened from (shown again after).
-        case help(scroll: Int, over: ConflictDialog? = nil)
-        case dialog(Dialog, Question)
-        case commandLine(CommandPromptState)
-        /// The list's filter being typed; it applies as it is typed.
-        case filter(TextFieldState)
-        /// A search being typed (`f`): Enter finds, Esc leaves it.
-        case find(TextFieldState)
-        /// A save met changes made elsewhere: Original / Mine / Theirs.
-        case conflict(ConflictDialog)
-        /// Text to read (a report, a command's options), scrolled by the arrows.
-        case panel(TextPanel)
-    }
-
-    /// What a dialog asks.
-    enum Question {
-        /// Unsaved changes in the form: save, discard or stay; then do `then`.
-        case leaveForm(then: Leaving)
-        case deleteRecord(ObjectID)
-        /// An import or export is running: stop it, then quit.
-        case stopTransferAndQuit
-        /// Which table's records that reference this one to list (one button each).
-        case chooseReferencing([Leaving])
-        /// The file is gone and no copy holds the latest work: quit anyway?
-        case quitWithFileGone
-    }
-
-    /// Where leaving a form goes.
-    enum Leaving: Equatable {
-        case toList
-        case quit
-        /// The next (1) or previous (-1) record of the list.
-        case step(Int)
-        /// The record a foreign key points at, in a form stacked on this one.
-        case follow(ObjectID)
-        /// The list of `table`'s records that reference this one (`filter` selects them).
-        case referencing(table: String, filter: String)
-    }
-
     /// A line for the message row: what just happened or went wrong.
     struct Notice {
         let text: String

@@ -17,4 +17,15 @@ public enum AppAction: Hashable, Sendable {
     case editText
     // The conflict dialog
     case chooseLeft, chooseRight, saveChoices, mergeMine, keepMine, takeTheirs, restore
+    // Overlays: prompts, dialogs, the help and reports
+    /// Enter in a prompt or dialog: run, find, keep, press the chosen button.
+    case accept
+    /// Esc in a prompt or dialog: leave it (each says what that undoes).
+    case cancel
+    /// Close the help or a report.
+    case close
+    /// Tab on the command line.
+    case complete
+    /// A dialog's button letter (the dialog reads the letter itself).
+    case pressHotkey
 }

@@ -1,7 +1,8 @@
 import CardfileTerminal
 
-/// The key maps of the app's screens: one per screen, each ending with the keys that work
-/// anywhere. Key handling, the help screen and the README's tables all read these.
+/// The key maps of the app's screens and of the overlays that cover them (prompts, dialogs,
+/// the help), each ending with the keys that work anywhere. Key handling, the help screen and
+/// the README's tables all read these.
 public enum KeyMaps {
     private static let anywhere: [KeyBinding<AppAction>] = [
         KeyBinding([KeyEvent(.function(1))], .help, help: "Show or hide the help", section: "Anywhere"),
@@ -73,11 +74,63 @@ public enum KeyMaps {
         KeyBinding([.control("o")], .editExternally, help: "Edit the field in $VISUAL or $EDITOR (vi when neither is set)", section: "Form"),
         KeyBinding([KeyEvent(.enter, modifiers: .alt)], .newLine, help: "Line break in a text field (makes it a text area)", section: "Form"),
         KeyBinding([KeyEvent(.function(2)), .alt(":")], .commandLine, help: "Command line (:help lists the commands)", section: "Form"),
+    ] + textEditing + anywhere)
+
+    /// Keys a text field handles itself: in forms and in every prompt.
+    private static let textEditing: [KeyBinding<AppAction>] = [
         KeyBinding([KeyEvent(.left), KeyEvent(.right)], .editText, help: "Move in the text", section: "Editing text"),
         KeyBinding([KeyEvent(.home), KeyEvent(.end), .control("a"), .control("e")], .editText, help: "Start or end of the line", section: "Editing text"),
         KeyBinding([KeyEvent(.backspace), KeyEvent(.delete)], .editText, help: "Delete a character", section: "Editing text"),
         KeyBinding([.control("w"), .control("u"), .control("k")], .editText, help: "Delete a word, to the start, to the end", section: "Editing text"),
-    ] + anywhere)
+    ]
+
+    /// What works over every prompt and dialog.
+    private static let overAnything: [KeyBinding<AppAction>] = [
+        KeyBinding([KeyEvent(.function(1))], .help, help: "Show the help (Esc comes back)", section: "Anywhere"),
+        KeyBinding([.control("l")], .redraw, help: "Redraw the screen", section: "Anywhere"),
+        KeyBinding([.control("z")], .suspend, help: "Suspend to the shell", section: "Anywhere"),
+    ]
+
+    /// The list's filter being typed (`/`); the list follows as it is typed.
+    public static let filter = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.enter)], .accept, help: "Keep the filter and go back to the list", section: "Filter prompt"),
+        KeyBinding([KeyEvent(.escape)], .cancel, help: "Clear the filter: every record again", section: "Filter prompt"),
+        KeyBinding([.control("q")], .quit, help: "Quit, keeping the filter typed so far", section: "Filter prompt"),
+    ] + textEditing + overAnything)
+
+    /// A search being typed (`f`).
+    public static let find = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.enter)], .accept, help: "Select the next record matching it (n and N repeat it)", section: "Find prompt"),
+        KeyBinding([KeyEvent(.escape)], .cancel, help: "Close without finding", section: "Find prompt"),
+        KeyBinding([.control("q")], .quit, help: "Quit", section: "Find prompt"),
+    ] + textEditing + overAnything)
+
+    /// The `:` command line.
+    public static let commandLine = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.enter)], .accept, help: "Run the command", section: "Command line"),
+        KeyBinding([KeyEvent(.escape)], .cancel, help: "Close without running anything", section: "Command line"),
+        KeyBinding([KeyEvent(.tab)], .complete, help: "Complete a command, theme, option or file name", section: "Command line"),
+        KeyBinding([KeyEvent(.up), KeyEvent(.down)], .editText, help: "Earlier and later commands", section: "Command line"),
+        KeyBinding([.control("q")], .quit, help: "Quit", section: "Command line"),
+    ] + textEditing + overAnything)
+
+    /// A question (unsaved changes, a delete, quitting while an import runs, which relation).
+    public static let dialog = KeyMap<AppAction>([
+        KeyBinding(described: "y, n, s, d, c…", .pressHotkey, help: "Press the button with that letter", section: "Questions"),
+        KeyBinding([KeyEvent(.left), KeyEvent(.right), KeyEvent(.tab), KeyEvent(.backTab)], .editText, help: "Choose a button", section: "Questions"),
+        KeyBinding([KeyEvent(.enter), .char(" ")], .accept, help: "Press the chosen button", section: "Questions"),
+        KeyBinding([KeyEvent(.escape)], .cancel, help: "Cancel: the same as the last button", section: "Questions"),
+    ] + overAnything)
+
+    /// The help and text panels (a report, a command's options).
+    public static let reading = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.up)], .up, help: "Scroll up", section: "Help and reports"),
+        KeyBinding([KeyEvent(.down)], .down, help: "Scroll down", section: "Help and reports"),
+        KeyBinding([KeyEvent(.pageUp)], .pageUp, help: "Previous page", section: "Help and reports"),
+        KeyBinding([KeyEvent(.pageDown)], .pageDown, help: "Next page", section: "Help and reports"),
+        KeyBinding(described: "Esc, F1, any other key", .close, help: "Close", section: "Help and reports"),
+        KeyBinding([.control("q")], .quit, help: "Quit", section: "Help and reports"),
+    ])
 
     /// The conflict dialog: a save met changes made elsewhere.
     public static let conflict = KeyMap<AppAction>([
@@ -94,7 +147,10 @@ public enum KeyMaps {
     ] + anywhere)
 
     /// Every map with its title, for the README and `cardfile keys`.
-    public static let all: [(title: String, map: KeyMap<AppAction>)] = [("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict)]
+    public static let all: [(title: String, map: KeyMap<AppAction>)] = [
+        ("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict),
+        ("Filter prompt", filter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading),
+    ]
 
     /// The README's key tables: one Markdown table per screen.
     public static func markdown() -> String {

@@ -7,12 +7,22 @@ public struct KeyBinding<Action: Hashable & Sendable>: Hashable, Sendable {
     public var help: String
     /// The heading the help screen lists it under.
     public var section: String
+    /// How the help writes the keys when they are a kind rather than a list (a dialog's
+    /// underlined letters); nil writes ``keys``.
+    public var keysText: String?
 
     public init(_ keys: [KeyEvent], _ action: Action, help: String, section: String = "") {
         self.keys = keys
         self.action = action
         self.help = help
         self.section = section
+    }
+
+    /// A binding the help lists but the map does not look up: keys the widget that has them
+    /// handles itself, described as `keysText`.
+    public init(described keysText: String, _ action: Action, help: String, section: String = "") {
+        self.init([], action, help: help, section: section)
+        self.keysText = keysText
     }
 }
 
@@ -42,7 +52,7 @@ public struct KeyMap<Action: Hashable & Sendable>: Sendable {
 
     /// Help lines in binding order, grouped by section: (section, keys as written, help).
     public var helpEntries: [(section: String, keys: String, help: String)] {
-        bindings.map { ($0.section, $0.keys.map(\.description).joined(separator: ", "), $0.help) }
+        bindings.map { ($0.section, $0.keysText ?? $0.keys.map(\.description).joined(separator: ", "), $0.help) }
     }
 
     /// The bindings as a Markdown table, for the README.

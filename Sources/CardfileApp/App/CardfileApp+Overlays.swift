@@ -1,0 +1,148 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// Keys over an overlay: its key map names the action, and the overlay's case handles it.
+/// Keys a map leaves to the widget (text editing, a dialog's letters) go to the widget.
+extension CardfileApp {
+    func handle(_ key: KeyEvent, in overlay: Overlay, now: ContinuousClock.Instant) -> [AppCommand] {
+        let action = overlay.keyMap.action(for: key)
+        switch action {
+        case .help?:
+            self.overlay = .help(HelpPanel(over: overlay))
+            return []
+        case .redraw?: return [.redraw]
+        case .suspend?: return [.suspend]
+        default: break
+        }
+        switch overlay {
+        case .help(var help):
+            switch action {
+            case .down?: help.scroll(by: 1)
+            case .up?: help.scroll(by: -1)
+            case .pageDown?: help.scroll(by: readingPage)
+            case .pageUp?: help.scroll(by: -readingPage)
+            case .quit?: return quit(force: false, now: now)
+            default:
+                self.overlay = help.over
+                return []
+            }
+            self.overlay = .help(help)
+        case .panel(var reading):
+            let area = Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 2))
+            switch action {
+            case .down?: reading.scroll(by: 1, in: area)
+            case .up?: reading.scroll(by: -1, in: area)
+            case .pageDown?: reading.scroll(by: readingPage, in: area)
+            case .pageUp?: reading.scroll(by: -readingPage, in: area)
+            case .quit?:
+                self.overlay = nil
+                return quit(force: false, now: now)
+            default:
+                self.overlay = nil
+                return []
+            }
+            self.overlay = .panel(reading)
+        case .question(var asked):
+            guard let chosen = asked.dialog.handle(key) else {
+                self.overlay = .question(asked)
+                return []
+            }
+            self.overlay = nil
+            return answer(asked.question, button: chosen, now: now)
+        case .commandLine(var line):
+            switch action {
+            case .complete?:
+                complete(&line, now: now)
+                self.overlay = .commandLine(line)
+            case .quit?:
+                self.overlay = nil
+                return quit(force: false, now: now)
+            default:
+                switch line.prompt.handle(key) {
+                case .submitted(let text):
+                    commandHistory = line.prompt
+                    self.overlay = nil
+                    return run(CommandLineCommands.parse(text), now: now)
+                case .cancelled:
+                    commandHistory = line.prompt
+                    self.overlay = nil
+                default:
+                    self.overlay = .commandLine(line)
+                }
+            }
+        case .conflict(var dialog):
+            if action == .quit { return quit(force: false, now: now) }
+            let outcome = dialog.handle(key)
+            answer(dialog, outcome, now: now)
+        case .find(var prompt):
+            switch action {
+            case .accept?:
+                self.overlay = nil
+                if !prompt.field.text.isEmpty { find(prompt.field.text, backward: false, now: now) }
+            case .cancel?:
+                self.overlay = nil
+            case .quit?:
+                self.overlay = nil
+                return quit(force: false, now: now)
+            default:
+                _ = prompt.field.handle(key)
+                self.overlay = .find(prompt)
+            }
+        case .filter(var prompt):
+            switch action {
+            case .accept?:
+                self.overlay = nil
+                if notice?.expires == nil { notice = nil }
+            case .cancel?:
+                self.overlay = nil
+                applyFilter("", now: now)
+                if notice?.expires == nil { notice = nil }
+            case .quit?:
+                self.overlay = nil
+                return quit(force: false, now: now)
+            default:
+                if prompt.field.handle(key) {
+                    self.overlay = .filter(prompt)
+                    applyFilter(prompt.field.text, now: now)
+                }
+            }
+        }
+        return []
+    }
+
+    /// Lines PgUp and PgDn move the help and reports by.
+    private var readingPage: Int { max(1, size.height - 6) }
+
+    /// Tab on the command line: completes the word, and lists the choices when several fit.
+    private func complete(_ line: inout CommandLinePrompt, now: ContinuousClock.Instant) {
+        let completion = CommandLineCommands.complete(line.prompt.field.text, themes: options.themes, folder: options.workingFolder)
+        line.prompt.field.text = completion.text
+        line.prompt.field.moveCursor(to: line.prompt.field.text.count)
+        guard !completion.alternatives.isEmpty else { return }
+        let shown = completion.alternatives.prefix(8).joined(separator: "  ")
+        show(completion.alternatives.count > 8 ? shown + "  … (\(completion.alternatives.count))" : shown, role: .muted, now: now)
+    }
+
+    /// What the help lists: the keys of the overlay it covers, of the screen, and of every
+    /// prompt and dialog the screen can open, each key listed once.
+    func helpKeyMap(over covered: Overlay?) -> KeyMap<AppAction> {
+        let opened: [KeyMap<AppAction>] = switch screens.top {
+        case .tables: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
+        case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
+        case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict]
+        }
+        var maps = [currentKeyMap] + opened
+        if let covered { maps.insert(covered.keyMap, at: 0) }
+        var seen = Set<String>()
+        var bindings: [KeyBinding<AppAction>] = []
+        for map in maps {
+            for binding in map.bindings where seen.insert(binding.section + "\u{0}" + binding.help).inserted {
+                bindings.append(binding)
+            }
+        }
+        // The keys that work anywhere, once, at the end.
+        let anywhere = bindings.filter { $0.section == "Anywhere" }
+        return KeyMap(bindings.filter { $0.section != "Anywhere" } + anywhere)
+    }
+}
