@@ -61,6 +61,30 @@ struct ConflictDialogTests {
         #expect(harness.statusLine.contains("no changes"))
     }
 
+    @Test func aPerFieldChoiceAppliesToTheirsAsShownNotToALaterChange() throws {
+        let harness = try Self.conflicted()
+        #expect(harness.screen.contains("Theirs"))
+        // While the dialog is open, the other program changes the name again.
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'Theirs again' WHERE id = 1")
+        try harness.advance(.milliseconds(100))
+        // Mine for the name (the default), then Enter: the change never shown is not overwritten.
+        try harness.press(KeyEvent(.enter))
+        #expect(try Self.row(harness) == "Theirs again/99/first", "nothing written over a change the dialog did not show")
+        #expect(harness.screen.contains("Theirs again"), "the dialog asks again, with the new value: \(harness.screen)")
+        try harness.press(KeyEvent(.enter))
+        #expect(try Self.row(harness) == "Ada mine/99/first too")
+    }
+
+    @Test func aSaveStoppedByADeletionSaysSoNotThatFieldsChanged() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type(" kept")
+        try LiveRefreshTests.outside(harness, "DELETE FROM cards WHERE id = 1")
+        try harness.press(.control("s"))
+        #expect(harness.messageLine.contains("deleted elsewhere"), "\(harness.messageLine)")
+        #expect(!harness.messageLine.contains("name changed"), "\(harness.messageLine)")
+    }
+
     @Test func perFieldChoicesAreSavedWithEnter() throws {
         let harness = try Self.conflicted()
         // name: Mine → Theirs → Original (two steps right), then Enter.

@@ -116,40 +116,10 @@ extension CardfileApp {
             openForm(nil, now: now)
         case .delete:
             guard let id = list.selection else { return [] }
-            if let reason = readOnlyReason {
-                show("Read-only: \(reason).", role: .warning, now: now)
-                return []
+            switch coordinator.deleteQuestion(id, in: list.table, container: container, readOnlyReason: readOnlyReason) {
+            case .success(let question): overlay = .question(question)
+            case .failure(let refusal): show(refusal.report, now: now)
             }
-            if let refusal = Self.refusal(.delete, in: list.table) {
-                show(refusal, role: .warning, now: now)
-                return []
-            }
-            let label = id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? ""
-            // Counted by a rehearsal of the delete (rolled back), so the question names what
-            // cascades with it; a lock held elsewhere leaves the counts out and says so.
-            var effects: DeletionEffects?
-            var uncounted: String?
-            do {
-                effects = try container.deletionEffects(of: [id], busyTimeout: .milliseconds(50))
-            } catch .validationFailed(let failures) {
-                // The delete would be refused (records refer to this one): no question.
-                let referring = failures.compactMap { failure -> String? in
-                    if case .referenced(let table) = failure.rule { return "“\(table)”" }
-                    return nil
-                }
-                let reason = referring.count == failures.count
-                    ? "records of \(referring.joined(separator: ", ")) refer to \(list.table.name) \(label)."
-                    : failures.map(\.message).joined(separator: " ")
-                show("Not deleted: \(reason)", role: .error, now: now)
-                return []
-            } catch {
-                uncounted = error.message.trimmingCharacters(in: CharacterSet(charactersIn: "."))
-            }
-            let message = DeleteQuestion.message(deleting: "\(list.table.name) \(label)", effects: effects, uncounted: uncounted)
-            let dialog = Dialog(title: "Delete record", message: message,
-                                buttons: [DialogButton("Delete", hotkey: "y", role: .error), DialogButton("Keep", hotkey: "n")],
-                                selected: 1, cancelButton: 1)
-            overlay = .question(QuestionDialog(dialog: dialog, question: .deleteRecord(id)))
         case .filter:
             overlay = .filter(FilterPrompt(field: TextFieldState(text: list.spec.filter)))
         case .find:

@@ -4,72 +4,50 @@ import Foundation
 
 /// Saving, leaving a form, quitting, deleting, and the `:` commands.
 extension CardfileApp {
-    /// Saves the form's record (Ctrl-S, `:w`, autosave) and says how it went.
-    @discardableResult
-    func save(_ form: FormScreen, now: ContinuousClock.Instant, quietly: Bool) -> EditSession.Outcome {
-        if let reason = form.readOnly, form.session.hasPersistentChanges {
-            show("Read-only: \(reason). Nothing can be saved.", role: .warning, now: now)
-            return .failed("read-only")
-        }
-        let outcome = form.session.save(now: now, wallTime: clock.wallTime)
-        switch outcome {
-        case .saved:
-            form.reload()
-            form.endUndoRun()
-            if notice?.aboutAFailedSave == true { notice = nil }
-            if !quietly { show("Saved.", role: .success, now: now) }
-            if let id = form.session.id { try? list?.live.select(id) }
-        case .nothingToSave:
-            if !quietly { show("Nothing to save.", now: now) }
-        case .invalid(let failures):
-            form.show(failures)
-            show("Not saved: \(failures.map(\.message).joined(separator: " "))", role: .error, now: now, aboutAFailedSave: true)
-        case .conflict(let conflicts):
-            form.refreshMarks()
-            let fields = conflicts.flatMap { $0.fields.filter(\.isContested).map(\.name) }
-            let names = fields.isEmpty ? "the record" : fields.joined(separator: ", ")
-            notice = Notice(text: "Not saved: \(names) changed elsewhere since you opened it. Your edits are kept; autosave is paused.", role: .error, expires: nil)
-            showConflict(conflicts, in: form)
-        case .busy:
-            if let job = transfer?.job, job.holdsTheLock {
-                show("The database is busy: the all-or-nothing import of \(job.fileName) holds it until it ends. Your edits are kept; saving again shortly.", role: .warning, now: now, aboutAFailedSave: true)
-            } else {
-                show("The database is busy (another program holds it). Your edits are kept; saving again shortly.", role: .warning, now: now, aboutAFailedSave: true)
-            }
-        case .failed(let message):
-            if let fileGone {
-                notice = Notice(text: Self.fileGoneNotice(fileGone), role: .error, expires: nil)
-            } else {
-                show("Not saved: \(message)", role: .error, now: now, aboutAFailedSave: true)
-            }
-        }
-        return outcome
+    /// Asks the store's questions (see ``SaveCoordinator``).
+    var coordinator: SaveCoordinator { SaveCoordinator(view: view, clock: clock) }
+
+    /// What stands in the way of saving now.
+    var circumstances: SaveCoordinator.Circumstances {
+        let job = transfer?.job
+        return SaveCoordinator.Circumstances(fileGone: fileGone, importHoldingTheLock: job?.holdsTheLock == true ? job?.fileName : nil)
     }
 
-    /// Leaves the form, then goes where `then` says. With changes pending: autosave on saves at
-    /// once (and asks only when that fails); autosave off asks Save / Discard / Cancel.
+    /// Puts a report on the message line.
+    func show(_ report: SaveCoordinator.Report, now: ContinuousClock.Instant) {
+        notice = Notice(text: report.text, role: report.role, expires: report.sticky ? nil : now + Self.noticeTime, aboutAFailedSave: report.aboutAFailedSave)
+    }
+
+    /// Saves the form's record (Ctrl-S, `:w`, autosave), says how it went, and opens the
+    /// conflict dialog when the save met changes made elsewhere.
+    @discardableResult
+    func save(_ form: FormScreen, now: ContinuousClock.Instant, quietly: Bool) -> EditSession.Outcome {
+        apply(coordinator.save(form, quietly: quietly, now: now, circumstances: circumstances), to: form, now: now)
+    }
+
+    @discardableResult
+    func apply(_ saved: SaveCoordinator.Saved, to form: FormScreen, now: ContinuousClock.Instant) -> EditSession.Outcome {
+        if saved.outcome == .saved {
+            if notice?.aboutAFailedSave == true { notice = nil }
+            if let id = form.session.id { try? list?.live.select(id) }
+        }
+        if let report = saved.report { show(report, now: now) }
+        if let dialog = saved.conflict { overlay = .conflict(dialog) }
+        return saved.outcome
+    }
+
+    /// Leaves the form, then goes where `then` says; asks first when changes would be lost.
     func leaveForm(then: Leaving, now: ContinuousClock.Instant) {
-        guard let form else { return finishLeaving(then, now: now) }
-        guard form.session.hasPersistentChanges, form.readOnly == nil else {
-            form.session.discard()
-            return finishLeaving(then, now: now)
+        guard let form else { return }
+        switch coordinator.leave(form, then: then, now: now, circumstances: circumstances) {
+        case .go:
+            finishLeaving(then, now: now)
+        case .answerTheConflict(let saved):
+            apply(saved, to: form, now: now)
+        case .ask(let question, let failed):
+            if let failed { apply(failed, to: form, now: now) }
+            overlay = .question(question)
         }
-        var failure: String?
-        if form.session.autosaveDelay != nil {
-            let outcome = save(form, now: now, quietly: true)
-            if outcome == .saved { return finishLeaving(then, now: now) }
-            // A conflict is answered in its own dialog, which save() opened.
-            if case .conflict = outcome { return }
-            failure = notice?.text
-        }
-        let fields = form.session.changedFields
-        let what = fields.isEmpty ? "the new record" : fields.joined(separator: ", ")
-        var message = "Save your changes to \(what) of \(form.title)? Discarding loses them."
-        if let failure { message = failure + "\n\n" + message }
-        let dialog = Dialog(title: "Unsaved changes", message: message,
-                            buttons: [DialogButton("Save", hotkey: "s", role: .success), DialogButton("Discard", hotkey: "d", role: .error), DialogButton("Cancel", hotkey: "c")],
-                            selected: 0, cancelButton: 2)
-        overlay = .question(QuestionDialog(dialog: dialog, question: .leaveForm(then: then)))
     }
 
     private func finishLeaving(_ then: Leaving, now: ContinuousClock.Instant) {
@@ -133,50 +111,25 @@ extension CardfileApp {
             return quit(force: false, now: now)
         case .deleteRecord(let id):
             guard button == 0 else { return [] }
-            do {
-                try view.delete(id)
-                try view.save()
-                show("Deleted.", role: .success, now: now)
-            } catch {
-                view.rollback()
-                show("Not deleted: \(error.message)", role: .error, now: now)
-            }
+            show(coordinator.delete(id), now: now)
         }
         return []
     }
 
-    /// Quits; with a form's changes pending, asks first (unless `force`, which discards them).
+    /// Quits; with a form's changes pending, a running import or export, or the file gone,
+    /// asks first (unless `force`, which drops what the forms hold).
     func quit(force: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
-        if let job = transfer?.job {
-            guard force else {
-                let progress = transfer?.progress.map { " (\(ValueText.count($0.rows)) rows so far)" } ?? ""
-                let kept = job.isImport ? (job.holdsTheLock ? " An all-or-nothing import leaves the table as it was." : " Batches already imported stay.") : " The file is not written."
-                let dialog = Dialog(title: job.isImport ? "Import running" : "Export running",
-                                    message: "\(job.activity.capitalizedFirst) is still running\(progress). Stop it and quit?\(kept)",
-                                    buttons: [DialogButton("Stop and quit", hotkey: "y", role: .error), DialogButton("Keep working", hotkey: "n")],
-                                    selected: 1, cancelButton: 1)
-                overlay = .question(QuestionDialog(dialog: dialog, question: .stopTransferAndQuit))
-                return []
-            }
-            stopTransferForQuit()
-        }
-        if !force, let fileGone {
-            // Nothing can be saved at the path; a copy holding the latest work is enough.
-            guard copiedAtTokens != editorTokens else { return quit(force: true, now: now) }
-            let dialog = Dialog(title: fileGone == .replaced ? "File replaced" : "File deleted",
-                                message: Self.fileGoneSentence(fileGone) + " What was saved before and your unsaved edits are only in this session now. Quit without a copy? (:saveas FILE writes one.)",
-                                buttons: [DialogButton("Quit", hotkey: "q", role: .error), DialogButton("Cancel", hotkey: "c")],
-                                selected: 1, cancelButton: 1)
-            overlay = .question(QuestionDialog(dialog: dialog, question: .quitWithFileGone))
+        let decision = coordinator.quit(force: force, hasForm: form != nil || picking != nil, transfer: transfer, fileGone: fileGone,
+                                        copyHoldsTheWork: copiedAtTokens == editorTokens)
+        if case .ask(let question) = decision {
+            overlay = .question(question)
             return []
         }
+        if transfer != nil { stopTransferForQuit() }
         if picking != nil { screens.pop() }      // the form behind a picker is the one to ask about
-        if force || form == nil {
-            form?.session.discard()
-            isRunning = false
-            return []
-        }
-        leaveForm(then: .quit, now: now)
+        if case .leaveTheForm = decision { leaveForm(then: .quit, now: now); return [] }
+        form?.session.discard()
+        isRunning = false
         return []
     }
 

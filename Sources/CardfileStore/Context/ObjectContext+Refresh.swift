@@ -90,8 +90,28 @@ extension ObjectContext {
     /// see. The version column is left to the save (writing back the version read would let a
     /// stale save pass its check). Under `.error` nothing changes.
     public func resolveConflict(_ conflict: MergeConflict, by policy: MergePolicy) throws(StoreError) {
-        let (entity, id) = try canonical(conflict.objectID)
         guard conflict.kind == .updateUpdate, let values = conflict.merge.resolved(by: policy) else { return }
+        try settle(conflict, with: values)
+    }
+
+    /// Settles a reported conflict with a side chosen per contested field (the conflict
+    /// dialog's Original / Mine / Theirs); every other field merges (the side that changed it
+    /// wins). As with ``resolveConflict(_:by:)``, each edit starts from *theirs as reported*,
+    /// so a field that moved again after the report conflicts again at the next save. A
+    /// contested field missing from `choices` keeps mine.
+    public func resolveConflict(_ conflict: MergeConflict, choosing choices: [String: ConflictChoice]) throws(StoreError) {
+        guard conflict.kind == .updateUpdate else { return }
+        let values = conflict.merge.merged { index in
+            let name = conflict.fields[index].name
+            return choices.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value ?? .mine
+        }
+        try settle(conflict, with: values)
+    }
+
+    /// Sets each field of the conflict's record to its value in `values` (in the conflict's
+    /// field order), its edit starting from theirs as reported.
+    private func settle(_ conflict: MergeConflict, with values: [Value]) throws(StoreError) {
+        let (entity, id) = try canonical(conflict.objectID)
         try withState { state in
             guard var object = state.objects[id], object.snapshot != nil else { throw StoreError.noSuchObject(id) }
             for (field, value) in zip(conflict.fields, values) {

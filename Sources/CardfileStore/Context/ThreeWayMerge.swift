@@ -51,10 +51,20 @@ public struct ThreeWayMerge: Hashable, Sendable {
 
     /// The merged values, each contested field taking `side`.
     public func merged(contestedTaking side: Side) -> [Value] {
+        merged { _ in side }
+    }
+
+    /// The merged values, each contested field taking the side `choose` names for it (a
+    /// person's choice per field).
+    public func merged(choosing choose: (Int) -> Side) -> [Value] {
         var values = theirs
         for field in fields where mine[field] != original[field] { values[field] = mine[field] }
-        if side != .mine {
-            for field in contested { values[field] = side == .original ? original[field] : theirs[field] }
+        for field in contested {
+            switch choose(field) {
+            case .original: values[field] = original[field]
+            case .mine: values[field] = mine[field]
+            case .theirs: values[field] = theirs[field]
+            }
         }
         return values
     }
