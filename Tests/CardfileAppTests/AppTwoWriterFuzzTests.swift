@@ -1,4 +1,4 @@
-import CardfileApp
+@testable import CardfileApp
 import CardfileStore
 import CardfileTerminal
 import CardfileTestSupport
@@ -85,6 +85,12 @@ struct AppTwoWriterFuzzTests {
                 if random.next(below: 2) == 0 { try harness.advance(.milliseconds(150)) }
             }
 
+            // The status bar's "modified", noted rather than asked each frame, agrees with the
+            // store after their change was merged into the form.
+            if let form = harness.app.form {
+                #expect(form.session.isModified == form.session.hasPersistentChanges, "\(context): noted as modified \(form.session.isModified)")
+            }
+
             // Save. A field changed on both sides must bring up the dialog; a polled one with
             // my edit made after I saw theirs is no conflict.
             try harness.feed([.control("s")])
@@ -113,6 +119,9 @@ struct AppTwoWriterFuzzTests {
                     }
                     try harness.feed(steps + [KeyEvent(.enter)])
                 }
+            }
+            if let form = harness.app.form {
+                #expect(form.session.isModified == form.session.hasPersistentChanges, "\(context): after the save, noted as modified \(form.session.isModified)")
             }
             let after = try row(id)
             for field in Self.fields {

@@ -66,6 +66,11 @@ struct MonkeyTests {
                                       size: harness.backend.size, clock: harness.clock, inbox: harness.inbox)
             }
             let replay = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), step \(step)"
+            for form in app.screens.forms {
+                // The status bar's "modified" is noted, not asked of the store each frame: it
+                // must never disagree with the store.
+                #expect(form.session.isModified == form.session.hasPersistentChanges, "\(replay): \(form.title) noted as modified \(form.session.isModified)")
+            }
             if let form = app.form, let id = form.session.id, !id.isTemporary, app.saveState.hasPrefix("saved ") {
                 // The status bar says saved: the record is on disk exactly as the form holds it.
                 savedChecks += 1

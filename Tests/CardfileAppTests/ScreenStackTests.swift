@@ -18,7 +18,7 @@ struct ScreenStackTests {
         try harness.press(.char("q"))
         #expect(harness.lines[0].contains("Tables"))
         // The tables are counted again, and Enter opens the table that was open.
-        #expect(harness.screen.contains("4 records"))
+        #expect(try harness.waitFor { $0.contains("4 records") }, "\(harness.screen)")
         try harness.press(KeyEvent(.enter))
         #expect(harness.statusLine.contains("books"), "\(harness.statusLine)")
         // At the bottom of the stack, q quits.

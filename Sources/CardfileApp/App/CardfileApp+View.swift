@@ -125,7 +125,7 @@ extension CardfileApp {
         case .failed?: return "not saved"
         case nil: break
         }
-        if session.hasPersistentChanges {
+        if session.isModified {
             if let deadline = session.deadline {
                 let left = max(.zero, deadline - clock.now)
                 let tenths = (left.components.seconds * 10) + left.components.attoseconds / 100_000_000_000_000_000

@@ -62,8 +62,18 @@ final class EditSession {
         return try? editor.committedValues(of: id)
     }
 
-    /// True when leaving would lose something.
+    /// True when leaving would lose something: asks the editor (a lock and a catch-up with
+    /// its parent), so it is for decisions, not for every frame.
     var hasPersistentChanges: Bool { editor.hasPersistentChanges }
+
+    /// ``hasPersistentChanges`` as of the last edit, save, discard or merge from elsewhere
+    /// (``noteChanges()``): what the status bar shows, read without asking the store.
+    private(set) var isModified = false
+
+    /// Notes whether anything is pending now; call after the editor changed by any way.
+    func noteChanges() {
+        isModified = hasPersistentChanges
+    }
 
     /// The names of the fields with unsaved changes.
     var changedFields: [String] {
@@ -88,7 +98,8 @@ final class EditSession {
         let retry = pause == .busy ? deadline : nil
         pause = retry == nil ? nil : .busy
         deadline = [autosaveDelay.map { now + $0 }, retry].compactMap { $0 }.min()
-        if !hasPersistentChanges {
+        noteChanges()
+        if !isModified {
             deadline = nil
             pause = nil
         }
@@ -110,6 +121,7 @@ final class EditSession {
     /// for a busy database, retries after ``busyRetry``).
     @discardableResult
     func save(now: ContinuousClock.Instant, wallTime: Date) -> Outcome {
+        defer { noteChanges() }
         guard hasPersistentChanges else {
             deadline = nil
             pause = nil
@@ -153,6 +165,7 @@ final class EditSession {
     /// Drops every pending change.
     func discard() {
         editor.rollback()
+        isModified = false
         deadline = nil
         pause = nil
         if let id, id.isTemporary { self.id = nil }

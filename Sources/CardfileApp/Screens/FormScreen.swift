@@ -66,6 +66,7 @@ final class FormScreen {
 
     /// Shows the editor's values (after opening, saving or discarding), keeping the focus.
     func reload() {
+        session.noteChanges()
         let record = session.record()
         isDeletedElsewhere = record?.isDeletedElsewhere ?? false
         for index in fields.indices {
@@ -108,6 +109,7 @@ final class FormScreen {
         defer { refreshLabels() }
         guard let record = session.record() else {
             isDeletedElsewhere = false
+            session.noteChanges()
             return
         }
         for index in fields.indices {
@@ -125,6 +127,7 @@ final class FormScreen {
 
     /// Refreshes the marks (changed, changed elsewhere) from the editor.
     func refreshMarks() {
+        session.noteChanges()
         let record = session.record()
         isDeletedElsewhere = record?.isDeletedElsewhere ?? false
         let stored = session.storedValues()
