@@ -76,6 +76,27 @@ struct MouseTests {
         #expect(try harness.diskText("SELECT notes FROM cards WHERE id = 1") == "first!")
     }
 
+    @Test func aScrolledFormTakesTheClickOnTheFieldDrawnThereAndScrollsOnlyWhenItMust() throws {
+        // 6 lines: the title, three lines of fields, the status bar and the message line, for
+        // five fields.
+        let harness = try AppHarness(size: Size(width: 60, height: 6))
+        try harness.press(KeyEvent(.enter), KeyEvent(.tab), KeyEvent(.tab), KeyEvent(.tab))   // notes
+        #expect(harness.lines.contains { $0.hasPrefix("notes") }, "\(harness.screen)")
+        #expect(!harness.lines.contains { $0.hasPrefix("id ") }, "scrolled: \(harness.screen)")
+        let shown = harness.lines.prefix(4).joined(separator: "\n")
+        // Up within what is shown moves the focus, not the fields.
+        try harness.press(KeyEvent(.backTab))
+        #expect(harness.lines.prefix(4).joined(separator: "\n") == shown, "\(harness.screen)")
+        // A click on the first field shown focuses that field, not the form's first.
+        let first = try #require(harness.lines.dropFirst().first.flatMap { $0.split(separator: " ").first }.map(String.init))
+        let place = try #require(Self.place(of: first, in: harness))
+        try Self.click(harness, x: place.x + 20, y: place.y)
+        try harness.type("7")
+        try harness.press(.control("s"))
+        #expect(first == "phone", "\(harness.screen)")
+        #expect(try harness.diskText("SELECT phone FROM cards WHERE id = 1") == "1117", "clicked \(first)")
+    }
+
     @Test func aClickOnADialogButtonPressesIt() throws {
         let harness = try AppHarness()
         try harness.press(.char("d"))

@@ -54,6 +54,6 @@ struct ScreenStackTests {
         try harness.press(KeyEvent(.escape))
         #expect(harness.lines[0].contains("books › 1"))
         try harness.press(KeyEvent(.escape))
-        #expect(harness.statusLine.contains("books") && harness.statusLine.contains("row 1 of 4"), "\(harness.statusLine)")
+        #expect(try harness.waitFor { _ in harness.statusLine.contains("books") && harness.statusLine.contains("row 1 of 4") }, "\(harness.statusLine)")
     }
 }

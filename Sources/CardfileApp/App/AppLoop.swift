@@ -14,13 +14,13 @@ public enum AppLoop {
         var quietWaits = 0
         while app.isRunning {
             var frame = Buffer(size: backend.size)
-            let cursor = app.view(into: &frame)
-            try backend.draw(frame, cursor: cursor)
+            let drawn = app.render(into: &frame)
+            try backend.draw(frame, cursor: drawn.cursor)
             let timeout = untilIdle ? Duration.zero : app.nextDeadline.map { max(.zero, $0 - clock.now) }
             let event = try backend.nextEvent(timeout: timeout)
             var commands: [AppCommand] = []
             for message in inbox.take() { commands += app.update(message) }
-            if let event { commands += app.update(.event(event)) }
+            if let event { commands += app.update(.event(event), hits: drawn.hits) }
             commands += app.tick()
             let acted = !commands.isEmpty
             while !commands.isEmpty {

@@ -4,10 +4,11 @@ import Foundation
 
 /// Events: each goes to what has the keys (an overlay, else the top screen).
 extension CardfileApp {
-    func handle(_ event: Event, now: ContinuousClock.Instant) -> [AppCommand] {
+    func handle(_ event: Event, hits: HitMap, now: ContinuousClock.Instant) -> [AppCommand] {
         switch event {
         case .resize(let newSize):
             size = newSize
+            for form in screens.forms { form.visibleHeight = listHeight }
             do {
                 for list in screens.lists { try list.setHeight(listHeight) }
             } catch {
@@ -23,7 +24,7 @@ extension CardfileApp {
         case .paste(let text):
             return paste(text, now: now)
         case .mouse(let mouse):
-            return handle(mouse, now: now)
+            return handle(mouse, hits: hits, now: now)
         case .key(let key):
             return handle(key, now: now)
         }

@@ -10,7 +10,8 @@ extension CardfileApp {
     /// Rows the wheel moves a list by.
     static let wheelStep = 3
 
-    func handle(_ mouse: MouseEvent, now: ContinuousClock.Instant) -> [AppCommand] {
+    /// A click, by what `hits` (the last frame's) says was drawn where it landed.
+    func handle(_ mouse: MouseEvent, hits: HitMap, now: ContinuousClock.Instant) -> [AppCommand] {
         let main = mainArea
         let wheel: Int? = switch mouse.kind {
         case .wheelUp: -1
@@ -34,21 +35,24 @@ extension CardfileApp {
         default:
             return []          // the command line, a filter, help, the conflict dialog: keys only
         }
-        switch screens.top {
-        case .form(let form):
-            _ = form.focusField(at: mouse.position)
-        case .list(let list), .picker(let list, _, _):
-            let hit = list.hit(mouse.position, in: main)
+        guard let (area, target) = hits.target(at: mouse.position) else { return [] }
+        switch (target, screens.top) {
+        case (.field(let index), .form(let form)):
+            form.focusField(index)
+        case (.list, .list(let list)), (.list, .picker(let list, _, _)):
+            let hit = list.hit(mouse.position, in: area)
             if let column = hit.column { list.focus(column: column) }
             guard let row = hit.row else { return [] }
             do { try list.select(line: row) } catch { show(error.message, role: .error, now: now) }
             if isDouble { openSelected(now: now) }
-        case .tables(let tables):
-            guard let index = tables.table(at: mouse.position, in: main) else { return [] }
+        case (.tables, .tables(let tables)):
+            guard let index = tables.table(at: mouse.position, in: area) else { return [] }
             screens.updateTables { $0.selected = index }
             if isDouble {
                 do { try openList(tables.tables[index]) } catch { show(error.message, role: .error, now: now) }
             }
+        default:
+            break          // drawn by a screen that is no longer on top
         }
         return []
     }

@@ -6,6 +6,19 @@ import Foundation
 extension CardfileApp {
     /// Draws the screen into `buffer` and returns where the terminal cursor goes (nil hides it).
     public func view(into buffer: inout Buffer) -> Point? {
+        render(into: &buffer).cursor
+    }
+
+    /// Draws the screen into `buffer`; returns where the terminal cursor goes and what a
+    /// click can reach (pass it back with the next mouse event: ``update(_:hits:)``).
+    /// Drawing reads the state and changes none of it.
+    public func render(into buffer: inout Buffer) -> FrameInfo {
+        var hits = HitMap()
+        let cursor = draw(into: &buffer, hits: &hits)
+        return FrameInfo(cursor: cursor, hits: hits)
+    }
+
+    private func draw(into buffer: inout Buffer, hits: inout HitMap) -> Point? {
         let area = buffer.area
         guard !area.isEmpty else { return nil }
         buffer.fill(area, style: .plain)
@@ -15,9 +28,14 @@ extension CardfileApp {
         let (statusLine, messageLine) = bottom.splitTop(min(1, bottom.height))
         var cursor: Point?
         switch screens.top {
-        case .form(let form): cursor = form.render(in: main, buffer: &buffer)
-        case .list(let list), .picker(let list, _, _): list.render(in: main, buffer: &buffer)
-        case .tables(let tables): tables.render(in: main, buffer: &buffer)
+        case .form(let form):
+            cursor = form.render(in: main, buffer: &buffer, hits: &hits)
+        case .list(let list), .picker(let list, _, _):
+            list.render(in: main, buffer: &buffer)
+            hits.add(main, .list)
+        case .tables(let tables):
+            tables.render(in: main, buffer: &buffer)
+            hits.add(main, .tables)
         }
         if !statusLine.isEmpty { statusBar.render(in: statusLine, buffer: &buffer) }
         switch overlay {

@@ -134,12 +134,13 @@ public final class CardfileApp {
 
     // MARK: - Messages
 
-    /// Handles one message; returns what the loop must do.
-    public func update(_ message: Message) -> [AppCommand] {
+    /// Handles one message; returns what the loop must do. `hits` is what the last frame
+    /// drew where (``render(into:)``): a click acts on what the person saw.
+    public func update(_ message: Message, hits: HitMap = HitMap()) -> [AppCommand] {
         let now = clock.now
         switch message {
         case .event(let event):
-            return handle(event, now: now)
+            return handle(event, hits: hits, now: now)
         case .rowCount(let table, let count, let token):
             if token == countToken { screens.updateTables { $0.counts[table] = count } }
             return []
@@ -244,7 +245,8 @@ public final class CardfileApp {
         return try ListScreen(context: context, table: table, height: height, refreshInterval: refreshInterval, choice: choice, wake: { inbox.poke() })
     }
 
-    /// Rows the list shows: the screen less the header, the status bar and the message line.
+    /// Rows the list shows (and lines a form's fields have): the screen less the header or
+    /// title, the status bar and the message line.
     var listHeight: Int { max(1, size.height - 3) }
 
     /// Opens the form of `id` (nil: a new record) over the list.
@@ -261,7 +263,9 @@ public final class CardfileApp {
         let editor = container.editorContext(parent: view, name: "form")
         let session = EditSession(editor: editor, table: table, id: id, autosaveDelay: options.autosave)
         let tableReason = id == nil ? nil : Self.readOnlyReason(of: table)
-        screens.push(.form(FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)))
+        let form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)
+        form.visibleHeight = listHeight
+        screens.push(.form(form))
         if id == nil, readOnlyReason != nil { show("Read-only: \(readOnlyReason!). The new record cannot be saved.", role: .warning, now: now) }
     }
 

@@ -8,8 +8,15 @@ import Foundation
 final class FormScreen {
     let session: EditSession
     private(set) var fields: [FieldModel]
-    private(set) var focus = 0
+    private(set) var focus = 0 {
+        didSet { keepFocusVisible() }
+    }
+    /// The first field shown, kept so that moving the focus scrolls only when it must.
     private var scroll = 0
+    /// Lines the fields have on screen (the app sets it on opening and on a resize); 0 until known.
+    var visibleHeight = 0 {
+        didSet { keepFocusVisible() }
+    }
     /// Why nothing here can be edited (the database is read-only); nil when it can.
     let readOnly: String?
     /// Undo and redo of this record's edits.
@@ -77,6 +84,7 @@ final class FormScreen {
             fields[index].message = nil
         }
         refreshLabels()
+        keepFocusVisible()
     }
 
     /// Names again the records the referencing fields point at (after an edit, a save, a
@@ -137,11 +145,14 @@ final class FormScreen {
             fields[index].changedElsewhere = record?.changedElsewhere.contains(name) ?? false
             fields[index].theirs = fields[index].changedElsewhere ? stored?[name] : nil
         }
+        keepFocusVisible()
     }
 
     // MARK: - Keys
 
     func handle(_ key: KeyEvent, now: ContinuousClock.Instant) -> Outcome {
+        // An edit can change a field's height (a line break, a message under it).
+        defer { keepFocusVisible() }
         let action = KeyMaps.form.action(for: key)
         // Anything but typing ends a typing run: the next keystroke starts a new undo step.
         if action != .editText, action != nil { history.endRun() }
@@ -346,15 +357,11 @@ final class FormScreen {
 
     // MARK: - Mouse
 
-    /// Where each field was drawn last (its label, value and message lines).
-    private var fieldPlaces: [(index: Int, area: Rect)] = []
-
-    /// Focuses the field drawn at `point` (a click); false when there is none.
-    func focusField(at point: Point) -> Bool {
-        guard let place = fieldPlaces.first(where: { $0.area.contains(point) }) else { return false }
-        if place.index != focus { history.endRun() }
-        focus = place.index
-        return true
+    /// Focuses the field at `index` (a click on it).
+    func focusField(_ index: Int) {
+        guard fields.indices.contains(index) else { return }
+        if index != focus { history.endRun() }
+        focus = index
     }
 
     /// The wheel: the next (`delta` 1) or previous (-1) field.
@@ -365,8 +372,9 @@ final class FormScreen {
 
     // MARK: - Drawing
 
-    /// Draws the form in `area` and returns where the terminal cursor goes.
-    func render(in area: Rect, buffer: inout Buffer) -> Point? {
+    /// Draws the form in `area`; returns where the terminal cursor goes, and each field's
+    /// place (its label, value and message lines) for the mouse.
+    func render(in area: Rect, buffer: inout Buffer, hits: inout HitMap) -> Point? {
         let area = area.intersection(buffer.area)
         guard !area.isEmpty else { return nil }
         buffer.fill(area, style: .plain)
@@ -380,11 +388,10 @@ final class FormScreen {
         let labelWidth = min(max(1, body.width / 3), (fields.map { $0.name.displayWidth }.max() ?? 0) + 1)
         let valueX = body.x + labelWidth + 2
         let valueWidth = max(0, body.maxX - valueX)
-        keepFocusVisible(height: body.height)
-        fieldPlaces = []
+        let first = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: body.height)
         var y = body.y
         var cursor: Point?
-        for index in scroll..<fields.count {
+        for index in first..<fields.count {
             guard y < body.maxY else { break }
             let field = fields[index]
             let focused = index == focus
@@ -404,7 +411,7 @@ final class FormScreen {
                 valueArea.width = valueWidth - width - 1
                 buffer.write(text, x: valueArea.maxX + 1, y: y, maxWidth: width, style: Style(foreground: role))
             }
-            fieldPlaces.append((index, Rect(x: body.x, y: y, width: body.width, height: min(field.height, body.maxY - y))))
+            hits.add(Rect(x: body.x, y: y, width: body.width, height: min(field.height, body.maxY - y)), .field(index))
             cursor = drawValue(index, in: valueArea, focused: focused, buffer: &buffer) ?? cursor
             y += bodyHeight
             if y < body.maxY, field.message != nil || field.changedElsewhere {
@@ -453,9 +460,19 @@ final class FormScreen {
         return cursor
     }
 
-    private func keepFocusVisible(height: Int) {
-        focus = min(max(0, focus), max(0, fields.count - 1))
-        scroll = min(max(0, scroll), focus)
-        while scroll < focus, fields[scroll...focus].reduce(0, { $0 + $1.height }) > height { scroll += 1 }
+    /// Scrolls so the focused field shows, moving as little as it can.
+    private func keepFocusVisible() {
+        guard visibleHeight > 0 else { return }
+        scroll = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: visibleHeight)
+    }
+
+    /// The first field to show in `height` lines: `scroll`, moved just enough that the
+    /// focused field fits below it.
+    private static func firstVisible(fields: [FieldModel], focus: Int, scroll: Int, height: Int) -> Int {
+        guard !fields.isEmpty else { return 0 }
+        let focus = min(max(0, focus), fields.count - 1)
+        var first = min(max(0, scroll), focus)
+        while first < focus, fields[first...focus].reduce(0, { $0 + $1.height }) > height { first += 1 }
+        return first
     }
 }
