@@ -48,13 +48,25 @@ struct AppBenchmark {
         table.add("form: a key typed → frame flushed (p50 / p99)", "\(duration(typing.p50)) / \(duration(typing.p99))", goal: "p99 < 5 ms")
         _ = editor.update(.event(.key(KeyEvent(.escape))))
 
-        // Sort by the unindexed name column: the first window, then the whole order.
+        // Sort by the unindexed name column: the key answers at once, the first page is read
+        // in the background; the loop keeps drawing (every millisecond here) until it shows.
         _ = editor.update(.event(.key(.char("l"))))
+        var longestStall = 0.0
         let sorted = try Measure.time {
+            var began = DispatchTime.now().uptimeNanoseconds
             _ = editor.update(.event(.key(.char("["))))
             try frame(editor, backend)
+            longestStall = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+            while editor.isAwaitingAWindow {
+                Thread.sleep(forTimeInterval: 0.001)
+                began = DispatchTime.now().uptimeNanoseconds
+                _ = editor.tick()
+                try frame(editor, backend)
+                longestStall = max(longestStall, Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
+            }
         }
-        table.add("sort by an unindexed column → first frame", duration(sorted), goal: "< 150 ms")
+        table.add("sort by an unindexed column → first sorted frame", duration(sorted), goal: "< 150 ms")
+        table.add("  longest loop stall meanwhile (key, ticks, frames)", duration(longestStall), goal: "< 16 ms")
         _ = editor.update(.event(.key(.char("["))))
         table.print()
         try outsideChanges()

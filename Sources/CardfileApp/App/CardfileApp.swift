@@ -200,6 +200,10 @@ public final class CardfileApp {
         }
     }
 
+    /// True while the list on screen waits for the first page of a new order, read in the
+    /// background (the screen keeps the old rows meanwhile).
+    public var isAwaitingAWindow: Bool { list?.live.isAwaitingFirstWindow ?? false }
+
     /// The earliest time ``tick()`` has work: the loop waits for input until then.
     public var nextDeadline: ContinuousClock.Instant? {
         [form?.session.deadline, list?.live.nextDeadline, notice?.expires, nextPoll].compactMap { $0 }.min()

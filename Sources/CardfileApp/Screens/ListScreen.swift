@@ -21,6 +21,8 @@ final class ListScreen {
         columns = allColumns
         live = try LiveQuery(context: context, spec: LiveQuerySpec(table: table.name), height: max(1, height),
                              minimumRefreshInterval: refreshInterval, wake: wake)
+        // A new order no index serves is read in the background: the loop keeps answering.
+        live.firstWindowInBackground = true
         if let choice {
             // Columns remembered that the table no longer has are left out.
             _ = choose(choice.shown.filter { name in allColumns.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame } })

@@ -52,6 +52,8 @@ extension LiveQuery {
     }
 
     func install(_ slice: Slice, selecting: Selecting) {
+        // A window read now answers for the new order: the one asked of the background is moot.
+        firstWindowWanted = nil
         let selection: ObjectID?
         let rows = slice.rows
         switch selecting {
@@ -136,6 +138,12 @@ extension LiveQuery {
         } else {
             stored = try forward(from: nil, inclusive: true, limit: height, offset: position, db: db)
         }
+        return try slice(fromStored: stored, first: first, position: position, db: db)
+    }
+
+    /// The window made of `stored` (rows read from `position` on, the first of them at
+    /// `first`), followed by unsaved inserts when the stored rows end within it.
+    func slice(fromStored stored: [[Value]], first: Int, position: Int, db: Database) throws -> Slice {
         var slice = Slice()
         slice.first = first
         for row in stored { slice.append(stored: row, query: query, overlay: overlay) }

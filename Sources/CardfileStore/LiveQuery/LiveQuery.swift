@@ -72,6 +72,17 @@ public final class LiveQuery {
     private var refreshDue = false
     private var backgroundWanted = true
     let worker: LiveQueryWorker
+    /// Whether a new order no index serves reads its first page in the background (the UI
+    /// loop: a top-N query over a million rows takes tens of milliseconds) instead of at once.
+    /// Until the page arrives, the window keeps what it showed and ``isAwaitingFirstWindow``
+    /// is true; moving in the list meanwhile reads the page it needs at once.
+    public var firstWindowInBackground = false
+    /// The selection to keep when the first page read in the background arrives (the inner
+    /// nil: select the first line); nil when no such page is awaited.
+    var firstWindowWanted: ObjectID??
+
+    /// True while the first page of a new order is read in the background.
+    public var isAwaitingFirstWindow: Bool { firstWindowWanted != nil }
 
     /// Opens a live query on `context`'s table and loads its first window.
     /// - Parameters:
@@ -165,10 +176,33 @@ public final class LiveQuery {
             // on that page.
             let keep = keepingSelection ? window.selection : nil
             windowKeys = []
+            if firstWindowInBackground {
+                readFirstPageInBackground(keeping: keep)
+                return
+            }
             let slice = try read { db in try keyedSlice(at: 0, db: db) }
             install(slice, selecting: keep.map { .id($0) } ?? .line(0))
         }
         scheduleBackground()
+    }
+
+    /// Starts the top-N query of the new order's first page on the worker; ``update(now:)``
+    /// shows it, then the full sort starts.
+    private func readFirstPageInBackground(keeping selection: ObjectID?) {
+        firstWindowWanted = .some(selection)
+        let page = query.page(from: nil, inclusive: true, limit: height, offset: 0)
+        let core = self.core
+        let stamp = specVersion
+        worker.start(.sorting(fraction: nil)) { _, _ -> LiveQueryWorker.Result? in
+            do {
+                let rows: [[Value]] = try core.read { db -> [[Value]] in
+                    try db.cachedStatement(sql: page.sql).fetchValueRows(arguments: page.arguments)
+                }
+                return .firstPage(rows, stamp)
+            } catch {
+                return Self.failure(error, stamp: stamp, path: core.path)
+            }
+        }
     }
 
     // MARK: - Staying live
@@ -273,8 +307,13 @@ public final class LiveQuery {
             builtAt = (stamp, data)
             if data == dataVersion { backgroundWanted = false }
             try reanchorSorted(old: old, oldKeys: oldKeys)
+        case .firstPage(let rows, let stamp):
+            guard stamp == specVersion, let keep = firstWindowWanted else { return }
+            let firstPage = try read { db in try self.slice(fromStored: rows, first: 0, position: 0, db: db) }
+            install(firstPage, selecting: keep.map { .id($0) } ?? .line(0))
         case .failed(let error, let stamp):
             guard stamp == specVersion else { return }
+            firstWindowWanted = nil
             backgroundWanted = false
             throw error
         }

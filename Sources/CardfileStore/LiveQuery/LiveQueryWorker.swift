@@ -9,6 +9,8 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
     enum Result: Sendable {
         case positions(PositionIndex, UInt64, UInt64)
         case sorted(SortedKeys, UInt64, UInt64)
+        /// The first page of an order no index serves (a top-N query's rows).
+        case firstPage([[Value]], UInt64)
         case failed(StoreError, UInt64)
     }
 
