@@ -37,13 +37,19 @@ struct LiveQueryBenchmark {
             table.add("jump to row \((rows * 7 / 10).formatted()), \(name)", duration(jump) + (selected == rows * 7 / 10 ? "" : " (WRONG ROW \(selected))"), goal: "< 16 ms")
         }
 
-        // Re-sort by an unindexed text column while a simulated UI loop ticks every 10 ms.
+        // Re-sort by an unindexed text column while a simulated UI loop ticks every 10 ms. As in
+        // the app, the top-N query of the first window runs in the background too.
         let live = byKey!
-        var firstWindow = 0.0
+        live.firstWindowInBackground = true
+        var firstWindow: Double?
+        let began = DispatchTime.now().uptimeNanoseconds
         let resort = try tickingLoop(
-            { firstWindow = try Measure.time { try live.setSpec(LiveQuerySpec(table: "items", sort: [ColumnSort("name")])) } },
-            until: { live.activity == .idle }, on: live)
-        table.add("re-sort by unindexed text: new first window (top-N)", duration(firstWindow), goal: "< 150 ms")
+            { try live.setSpec(LiveQuerySpec(table: "items", sort: [ColumnSort("name")])) },
+            until: {
+                if firstWindow == nil, !live.isAwaitingFirstWindow { firstWindow = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9 }
+                return live.activity == .idle && !live.isAwaitingFirstWindow
+            }, on: live)
+        table.add("re-sort by unindexed text: new first window (top-N, background)", duration(firstWindow ?? resort.elapsed), goal: "< 150 ms")
         table.add("  … until the whole order is sorted (background)", duration(resort.elapsed))
         table.add("  longest stall of a 10 ms UI loop meanwhile", duration(resort.longestStall))
         let sortedPage = Distribution(try Measure.samples(200) { _ in try live.pageDown() })

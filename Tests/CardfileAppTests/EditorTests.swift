@@ -311,6 +311,21 @@ struct EditorTests {
         #expect(!harness.messageLine.contains("busy"), "\(harness.messageLine)")
     }
 
+    @Test func leavingSavesAndTheBusyNoticeGoesWithThatSave() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(autosave: .seconds(2)))
+        try harness.press(KeyEvent(.enter))
+        try harness.type("B")
+        let lock = try LockHolder(path: harness.path)
+        try harness.press(.control("s"))
+        #expect(harness.messageLine.contains("busy"))
+        lock.release()
+        // Esc saves on the way out (autosave is on); the busy notice must not outlive that save.
+        try harness.press(KeyEvent(.escape))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AdaB")
+        #expect(harness.statusLine.contains("cards"), "back at the list")
+        #expect(!harness.messageLine.contains("busy"), "\(harness.messageLine)")
+    }
+
     @Test func tablesScreenCountsInTheBackgroundAndOpensATable() throws {
         let harness = try AppHarness(demoRows: 50)
         #expect(harness.lines[0].contains("Tables"))

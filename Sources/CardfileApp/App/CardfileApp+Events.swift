@@ -18,7 +18,7 @@ extension CardfileApp {
         case .terminate:
             // A signal or a terminal that went away: nobody is there to answer a question.
             // Keep what can be kept (save the form), then end whatever that save said.
-            if picking != nil { screens.pop() }
+            if picking != nil { goBack() }
             if let form, form.session.hasPersistentChanges, form.readOnly == nil { save(form, now: now, quietly: true) }
             return quit(force: true, now: now)
         case .paste(let text):

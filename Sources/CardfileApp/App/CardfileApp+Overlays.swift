@@ -20,8 +20,8 @@ extension CardfileApp {
             switch action {
             case .down?: help.scroll(by: 1)
             case .up?: help.scroll(by: -1)
-            case .pageDown?: help.scroll(by: readingPage)
-            case .pageUp?: help.scroll(by: -readingPage)
+            case .pageDown?: help.scroll(by: max(1, size.height - 4))
+            case .pageUp?: help.scroll(by: -max(1, size.height - 4))
             case .quit?: return quit(force: false, now: now)
             default:
                 self.overlay = help.over
@@ -56,6 +56,7 @@ extension CardfileApp {
                 complete(&line, now: now)
                 self.overlay = .commandLine(line)
             case .quit?:
+                commandHistory = line.prompt
                 self.overlay = nil
                 return quit(force: false, now: now)
             default:
@@ -76,7 +77,7 @@ extension CardfileApp {
             let outcome = dialog.handle(key)
             answer(dialog, outcome, now: now)
         case .find(var prompt):
-            switch action {
+            switch action ?? Self.promptAction(key) {
             case .accept?:
                 self.overlay = nil
                 if !prompt.field.text.isEmpty { find(prompt.field.text, backward: false, now: now) }
@@ -90,7 +91,7 @@ extension CardfileApp {
                 self.overlay = .find(prompt)
             }
         case .filter(var prompt):
-            switch action {
+            switch action ?? Self.promptAction(key) {
             case .accept?:
                 self.overlay = nil
                 if notice?.expires == nil { notice = nil }
@@ -111,7 +112,16 @@ extension CardfileApp {
         return []
     }
 
-    /// Lines PgUp and PgDn move the help and reports by.
+    /// Enter and Esc with a modifier (Alt-Enter) still accept or cancel a prompt.
+    private static func promptAction(_ key: KeyEvent) -> AppAction? {
+        switch key.key {
+        case .enter: .accept
+        case .escape: .cancel
+        default: nil
+        }
+    }
+
+    /// Lines PgUp and PgDn move reports by.
     private var readingPage: Int { max(1, size.height - 6) }
 
     /// Tab on the command line: completes the word, and lists the choices when several fit.

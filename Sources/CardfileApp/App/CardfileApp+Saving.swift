@@ -40,7 +40,8 @@ extension CardfileApp {
     func leaveForm(then: Leaving, now: ContinuousClock.Instant) {
         guard let form else { return }
         switch coordinator.leave(form, then: then, now: now, circumstances: circumstances) {
-        case .go:
+        case .go(let saved):
+            if let saved { apply(saved, to: form, now: now) }
             finishLeaving(then, now: now)
         case .answerTheConflict(let saved):
             apply(saved, to: form, now: now)
@@ -55,6 +56,7 @@ extension CardfileApp {
         let id = leaving.session.id
         switch then {
         case .quit:
+            screens.pop()           // the last frame shows what the form stood on
             isRunning = false
         case .follow(let target):
             // The form stays, under the referenced record's.
@@ -126,7 +128,7 @@ extension CardfileApp {
             return []
         }
         if transfer != nil { stopTransferForQuit() }
-        if picking != nil { screens.pop() }      // the form behind a picker is the one to ask about
+        if picking != nil { goBack() }      // the form behind a picker is the one to ask about
         if case .leaveTheForm = decision { leaveForm(then: .quit, now: now); return [] }
         form?.session.discard()
         isRunning = false

@@ -63,8 +63,8 @@ struct SaveCoordinator {
             report = Report(text: "Not saved: \(Self.what(conflict)). Your edits are kept; autosave is paused.", role: .error, sticky: true)
             dialog = conflict.map { ConflictDialog(conflict: $0, recordTitle: form.title) }
         case .busy:
-            let holder = circumstances.importHoldingTheLock.map { "the all-or-nothing import of \($0) holds it until it ends" } ?? "another program holds it"
-            report = Report(text: "The database is busy (\(holder)). Your edits are kept; saving again shortly.", role: .warning, aboutAFailedSave: true)
+            let why = circumstances.importHoldingTheLock.map { ": the all-or-nothing import of \($0) holds it until it ends." } ?? " (another program holds it)."
+            report = Report(text: "The database is busy\(why) Your edits are kept; saving again shortly.", role: .warning, aboutAFailedSave: true)
         case .failed(let message):
             if let gone = circumstances.fileGone {
                 report = Report(text: CardfileApp.fileGoneNotice(gone), role: .error, sticky: true)
@@ -92,8 +92,8 @@ struct SaveCoordinator {
 
     /// What leaving a form needs first.
     enum Leave {
-        /// Nothing is pending (or it was just saved): go.
-        case go
+        /// Nothing is pending, or `saved` just saved it: go.
+        case go(saved: Saved?)
         /// A conflict stopped the save; its dialog is open and answers first.
         case answerTheConflict(Saved)
         /// Save, discard or stay: the person chooses. `failed` is the save that was tried.
@@ -105,12 +105,12 @@ struct SaveCoordinator {
     func leave(_ form: FormScreen, then: Leaving, now: ContinuousClock.Instant, circumstances: Circumstances) -> Leave {
         guard form.session.hasPersistentChanges, form.readOnly == nil else {
             form.session.discard()
-            return .go
+            return .go(saved: nil)
         }
         var tried: Saved?
         if form.session.autosaveDelay != nil {
             let saved = save(form, quietly: true, now: now, circumstances: circumstances)
-            if saved.outcome == .saved { return .go }
+            if saved.outcome == .saved { return .go(saved: saved) }
             if saved.conflict != nil { return .answerTheConflict(saved) }
             tried = saved
         }
@@ -254,6 +254,7 @@ struct SaveCoordinator {
                 try editor.resolveConflict(dialog.conflict, choosing: Dictionary(dialog.choices.map { ($0.name, $0.choice.side) }) { first, _ in first })
             }
         } catch {
+            form.refreshMarks()     // the refresh may have moved the editor: the marks follow
             return .close(Report(text: "Not saved: \(error.message)", role: .error))
         }
         form.session.edited(now: now)

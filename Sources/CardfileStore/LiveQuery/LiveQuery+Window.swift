@@ -37,6 +37,7 @@ extension LiveQuery {
 
     /// Shows the window starting at position `firstRow` (clamped to the result).
     func show(firstRow: Int, selecting: Selecting) throws(StoreError) {
+        try readAwaitedFirstPageNow()
         let slice: Slice = try read { db in
             walksByKey ? try keyedSlice(at: max(0, firstRow), db: db) : try sortedSlice(at: max(0, firstRow), db: db)
         }
@@ -45,6 +46,7 @@ extension LiveQuery {
 
     /// Shows the end of the result.
     func showEnd(selecting: Selecting) throws(StoreError) {
+        try readAwaitedFirstPageNow()
         let slice: Slice = try read { db in
             walksByKey ? try keyedEnd(db: db) : try sortedSlice(at: Int.max / 2, db: db)
         }
@@ -53,7 +55,7 @@ extension LiveQuery {
 
     func install(_ slice: Slice, selecting: Selecting) {
         // A window read now answers for the new order: the one asked of the background is moot.
-        firstWindowWanted = nil
+        firstWindowKeepsSelection = nil
         let selection: ObjectID?
         let rows = slice.rows
         switch selecting {

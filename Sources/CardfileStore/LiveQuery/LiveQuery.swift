@@ -75,14 +75,15 @@ public final class LiveQuery {
     /// Whether a new order no index serves reads its first page in the background (the UI
     /// loop: a top-N query over a million rows takes tens of milliseconds) instead of at once.
     /// Until the page arrives, the window keeps what it showed and ``isAwaitingFirstWindow``
-    /// is true; moving in the list meanwhile reads the page it needs at once.
+    /// is true; a move past the window, a resize or a change meanwhile reads the page at once
+    /// (as without this), so the window never mixes the old order with the new.
     public var firstWindowInBackground = false
-    /// The selection to keep when the first page read in the background arrives (the inner
-    /// nil: select the first line); nil when no such page is awaited.
-    var firstWindowWanted: ObjectID??
+    /// Set while the first page of a new order is awaited from the background: whether it
+    /// keeps the selected row (when that row is on it). Nil when no page is awaited.
+    var firstWindowKeepsSelection: Bool?
 
     /// True while the first page of a new order is read in the background.
-    public var isAwaitingFirstWindow: Bool { firstWindowWanted != nil }
+    public var isAwaitingFirstWindow: Bool { firstWindowKeepsSelection != nil }
 
     /// Opens a live query on `context`'s table and loads its first window.
     /// - Parameters:
@@ -142,6 +143,7 @@ public final class LiveQuery {
 
     /// Changes the number of rows shown, keeping the first row.
     public func setHeight(_ newHeight: Int) throws(StoreError) {
+        try readAwaitedFirstPageNow()
         height = max(1, newHeight)
         try show(firstRow: window.firstRow, selecting: window.selection.map { .id($0) } ?? .line(0))
     }
@@ -177,7 +179,7 @@ public final class LiveQuery {
             let keep = keepingSelection ? window.selection : nil
             windowKeys = []
             if firstWindowInBackground {
-                readFirstPageInBackground(keeping: keep)
+                readFirstPageInBackground(keepingSelection: keepingSelection)
                 return
             }
             let slice = try read { db in try keyedSlice(at: 0, db: db) }
@@ -188,8 +190,8 @@ public final class LiveQuery {
 
     /// Starts the top-N query of the new order's first page on the worker; ``update(now:)``
     /// shows it, then the full sort starts.
-    private func readFirstPageInBackground(keeping selection: ObjectID?) {
-        firstWindowWanted = .some(selection)
+    private func readFirstPageInBackground(keepingSelection: Bool) {
+        firstWindowKeepsSelection = keepingSelection
         let page = query.page(from: nil, inclusive: true, limit: height, offset: 0)
         let core = self.core
         let stamp = specVersion
@@ -203,6 +205,21 @@ public final class LiveQuery {
                 return Self.failure(error, stamp: stamp, path: core.path)
             }
         }
+    }
+
+    /// Reads the awaited first page of a new order now, when one is awaited: what is about to
+    /// read or move the window must start from the new order.
+    func readAwaitedFirstPageNow() throws(StoreError) {
+        guard firstWindowKeepsSelection != nil else { return }
+        let slice = try read { db in try keyedSlice(at: 0, db: db) }
+        installFirstPage(slice)
+    }
+
+    /// Shows the new order's first page, keeping the selected row when it is on it (the row
+    /// selected now: a move made while the page was awaited counts).
+    private func installFirstPage(_ slice: Slice) {
+        let keep = firstWindowKeepsSelection == true ? window.selection : nil
+        install(slice, selecting: keep.map { .id($0) } ?? .line(0))
     }
 
     // MARK: - Staying live
@@ -260,6 +277,7 @@ public final class LiveQuery {
 
     /// Re-reads the window after the data changed.
     private func refresh() throws(StoreError) {
+        try readAwaitedFirstPageNow()
         refreshCount += 1
         dataVersion += 1
         backgroundWanted = true
@@ -308,13 +326,17 @@ public final class LiveQuery {
             if data == dataVersion { backgroundWanted = false }
             try reanchorSorted(old: old, oldKeys: oldKeys)
         case .firstPage(let rows, let stamp):
-            guard stamp == specVersion, let keep = firstWindowWanted else { return }
-            let firstPage = try read { db in try self.slice(fromStored: rows, first: 0, position: 0, db: db) }
-            install(firstPage, selecting: keep.map { .id($0) } ?? .line(0))
+            guard stamp == specVersion, firstWindowKeepsSelection != nil else { return }
+            installFirstPage(try read { db in try self.slice(fromStored: rows, first: 0, position: 0, db: db) })
         case .failed(let error, let stamp):
             guard stamp == specVersion else { return }
-            firstWindowWanted = nil
-            backgroundWanted = false
+            if firstWindowKeepsSelection != nil {
+                // The first page failed: the next update tries the full sort, which places
+                // the window when it is done.
+                firstWindowKeepsSelection = nil
+            } else {
+                backgroundWanted = false
+            }
             throw error
         }
     }
