@@ -21,6 +21,17 @@ struct ConflictDialogTests {
         return harness
     }
 
+    /// A form on Ada with the name edited here, while another program deleted the row.
+    /// Ctrl-S has opened the dialog.
+    static func deletedElsewhere() throws -> AppHarness {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))
+        try harness.type(" kept")
+        try LiveRefreshTests.outside(harness, "DELETE FROM cards WHERE id = 1")
+        try harness.press(.control("s"))
+        return harness
+    }
+
     static func row(_ harness: AppHarness) throws -> String {
         try harness.diskText("SELECT name || '/' || ifnull(age, 'NULL') || '/' || ifnull(notes, 'NULL') FROM cards WHERE id = 1") ?? ""
     }
@@ -76,11 +87,7 @@ struct ConflictDialogTests {
     }
 
     @Test func aSaveStoppedByADeletionSaysSoNotThatFieldsChanged() throws {
-        let harness = try AppHarness()
-        try harness.press(KeyEvent(.enter))
-        try harness.type(" kept")
-        try LiveRefreshTests.outside(harness, "DELETE FROM cards WHERE id = 1")
-        try harness.press(.control("s"))
+        let harness = try Self.deletedElsewhere()
         #expect(harness.messageLine.contains("deleted elsewhere"), "\(harness.messageLine)")
         #expect(!harness.messageLine.contains("name changed"), "\(harness.messageLine)")
     }
@@ -116,11 +123,7 @@ struct ConflictDialogTests {
     }
 
     @Test func aRecordDeletedElsewhereCanBeRestoredOrLetGo() throws {
-        let harness = try AppHarness()
-        try harness.press(KeyEvent(.enter))
-        try harness.type(" kept")
-        try LiveRefreshTests.outside(harness, "DELETE FROM cards WHERE id = 1")
-        try harness.press(.control("s"))
+        let harness = try Self.deletedElsewhere()
         #expect(harness.screen.contains("Deleted elsewhere: cards › 1"))
         try harness.press(.char("r"))
         #expect(try Self.row(harness) == "Ada kept/36/first")
