@@ -64,8 +64,8 @@ public final class CardfileApp {
     var savedPrompt = CommandPromptState()
     /// When the loop next asks the store whether another process committed.
     var nextPoll: ContinuousClock.Instant
-    /// Outside commits noticed and not yet shown on screen.
-    var outsideChangesPending = false
+    /// Asks that, and merges what it finds, off the loop.
+    let outsideWatch: OutsideWatch
     /// The import or export running in the background, and how far it has come.
     var transfer: (job: TransferJob, progress: TransferProgress?)?
     /// The last finished import's or export's report (R or `:report` shows it).
@@ -109,6 +109,7 @@ public final class CardfileApp {
         self.options = options
         self.size = size
         self.nextPoll = clock.now + Self.pollInterval
+        self.outsideWatch = OutsideWatch(container: container, view: container.viewContext, inbox: inbox)
         // A save from the loop waits tens of milliseconds for a lock, never seconds: a busy
         // database is retried later, with every edit kept.
         view.saveBusyTimeout = .milliseconds(50)
@@ -150,6 +151,9 @@ public final class CardfileApp {
         case .externalEdit(let request, let outcome):
             finishExternalEdit(request, outcome, now: now)
             return []
+        case .outside(let report):
+            receive(report, now: now)
+            return []
         }
     }
 
@@ -158,15 +162,16 @@ public final class CardfileApp {
     public func tick() -> [AppCommand] {
         let now = clock.now
         if let notice, let expires = notice.expires, now >= expires { self.notice = nil }
-        if now >= nextPoll { poll(now: now) }
+        if now >= nextPoll {
+            nextPoll = now + Self.pollInterval
+            if fileGone == nil { outsideWatch.check() }
+        }
         if let form, form.session.isDue(now: now) {
             save(form, now: now, quietly: true)
         }
         if let list {
             do {
-                let change = try list.live.update(now: now)
-                if outsideChangesPending, let change {
-                    outsideChangesPending = false
+                if let change = try list.live.update(now: now), change.includesOutsideChanges {
                     let rows = Set(change.inserted + change.deleted + change.updated + change.moved).count
                     show(rows == 0 ? "Outside changes arrived." : "Outside changes arrived: \(rows) record\(rows == 1 ? "" : "s") on screen changed.", role: .accent, now: now)
                 }
@@ -177,28 +182,32 @@ public final class CardfileApp {
         return []
     }
 
-    /// Asks the store whether another process committed; when one did, the view context
-    /// merges it, the list refreshes and the open form takes the new values.
-    func poll(now: ContinuousClock.Instant) {
-        nextPoll = now + Self.pollInterval
-        if fileGone == nil, let gone = container.checkFile() {
+    /// Takes what the check of the file found (``OutsideWatch``): a merged commit reaches the
+    /// open forms (the list refreshes by itself), a file gone is said until `:saveas`.
+    func receive(_ report: OutsideReport, now: ContinuousClock.Instant) {
+        outsideWatch.delivered()
+        switch report {
+        case .fileGone(let gone):
+            guard fileGone == nil else { return }
             fileGone = gone
             notice = Notice(text: Self.fileGoneNotice(gone), role: .error, expires: nil)
-        }
-        guard fileGone == nil else { return }
-        do {
-            guard try container.checkForExternalChanges() else { return }
-            try view.processPendingChanges()
-            outsideChangesPending = list != nil
+        case .changed:
+            guard fileGone == nil else { return }
             if let form {
                 form.followSource()
                 if list == nil { show("Outside changes arrived.", role: .accent, now: now) }
             }
             for waiting in screens.forms.dropFirst(form == nil ? 0 : 1) { waiting.followSource() }
-        } catch {
+        case .failed(let error):
+            guard fileGone == nil else { return }
             show(error.message, role: .error, now: now)
         }
     }
+
+    /// Blocks until the running check of the file has posted what it found to the inbox
+    /// (tests and benchmarks: the loop never waits). Returns false when no check runs and
+    /// none of their reports waits in the inbox: then the app has seen all they found.
+    public func waitForOutsideCheck() -> Bool { outsideWatch.waitUntilIdle() }
 
     /// True while the list on screen waits for the first page of a new order, read in the
     /// background (the screen keeps the old rows meanwhile).

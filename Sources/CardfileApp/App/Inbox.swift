@@ -23,8 +23,9 @@ public final class Inbox: @unchecked Sendable {
         wake()
     }
 
-    /// Everything posted so far, in order.
-    func take() -> [Message] {
+    /// Everything posted so far, in order (the loop's side: pass each to
+    /// ``CardfileApp/update(_:hits:)``).
+    public func take() -> [Message] {
         lock.withLock {
             defer { messages.removeAll() }
             return messages

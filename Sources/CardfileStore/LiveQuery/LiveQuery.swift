@@ -70,6 +70,8 @@ public final class LiveQuery {
     private var lastToken: UInt64 = 0
     private var lastRefresh: ContinuousClock.Instant?
     private var refreshDue = false
+    /// The due refresh will read another process's commit.
+    private var outsideDue = false
     private var backgroundWanted = true
     let worker: LiveQueryWorker
     /// Whether a new order no index serves reads its first page in the background (the UI
@@ -235,14 +237,19 @@ public final class LiveQuery {
             try apply(result)
             touched = true
         }
-        if worker.takeDirty() { refreshDue = true }
+        let heard = worker.takeDirty()
+        if heard.dirty { refreshDue = true }
+        if heard.outside { outsideDue = true }
         let token = context.changeToken
         if token != lastToken {
             lastToken = token
             refreshDue = true
         }
+        var readOutside = false
         if refreshDue, immediately || lastRefresh.map({ now >= $0 + minimumRefreshInterval }) ?? true {
             refreshDue = false
+            readOutside = outsideDue
+            outsideDue = false
             lastRefresh = now
             try refresh()
             touched = true
@@ -250,7 +257,8 @@ public final class LiveQuery {
         scheduleBackground()
         // Most calls find nothing to do (the loop calls this on every wake-up): no diff then.
         guard touched else { return nil }
-        let change = WindowChange.between(before, window)
+        var change = WindowChange.between(before, window)
+        change.includesOutsideChanges = readOutside
         return change.isEmpty ? nil : change
     }
 

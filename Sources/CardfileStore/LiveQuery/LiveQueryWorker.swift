@@ -16,6 +16,8 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
 
     private struct State {
         var dirty = false
+        /// A commit heard since the last ``takeDirty()`` was another process's.
+        var outside = false
         /// Temporary IDs of this table's saved inserts, mapped to their permanent IDs.
         var permanentIDs: [ObjectID: ObjectID] = [:]
         var results: [Result] = []
@@ -38,6 +40,7 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
         guard event.touches(table: table) else { return }
         state.withLock { state in
             state.dirty = true
+            if event.origin == .external { state.outside = true }
             for (temporary, permanent) in event.permanentIDs where temporary.table == table {
                 state.permanentIDs[temporary] = permanent
             }
@@ -53,11 +56,15 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
         }
     }
 
-    /// True (once) when a commit touched the table since the last call.
-    func takeDirty() -> Bool {
+    /// Whether a commit touched the table since the last call, and whether one of those was
+    /// another process's (each reported once).
+    func takeDirty() -> (dirty: Bool, outside: Bool) {
         state.withLock { state in
-            defer { state.dirty = false }
-            return state.dirty
+            defer {
+                state.dirty = false
+                state.outside = false
+            }
+            return (state.dirty, state.outside)
         }
     }
 

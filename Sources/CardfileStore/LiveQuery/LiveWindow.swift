@@ -89,6 +89,9 @@ public struct WindowChange: Hashable, Sendable {
     public let count: RowCount
     /// True when the first row's position or the count changed.
     public let positionChanged: Bool
+    /// True when the refresh behind this change read another process's commit (noticed by
+    /// ``Container/checkForExternalChanges()``), alone or with changes of ours.
+    public internal(set) var includesOutsideChanges = false
 
     public var isEmpty: Bool {
         inserted.isEmpty && deleted.isEmpty && moved.isEmpty && updated.isEmpty && !positionChanged
