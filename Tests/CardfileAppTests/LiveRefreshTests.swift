@@ -31,6 +31,21 @@ struct LiveRefreshTests {
         #expect(harness.lines[0].contains("cards › 2"))
     }
 
+    @Test func onlyAChangeThatReadAnOutsideCommitIsCalledOutside() throws {
+        let harness = try AppHarness()
+        // An outside commit that changes nothing on screen says nothing…
+        try Self.outside(harness, "UPDATE cards SET age = age WHERE id = 1")
+        try harness.advance(.milliseconds(150))
+        #expect(!harness.messageLine.contains("Outside"), "\(harness.messageLine)")
+        // …and a later change of ours is not taken for it (it once was: the flag waited).
+        try harness.press(KeyEvent(.enter))
+        try harness.type("!")
+        try harness.press(.control("s"), KeyEvent(.escape))
+        try harness.advance(.milliseconds(150))
+        #expect(harness.screen.contains("Ada!"))
+        #expect(!harness.messageLine.contains("Outside"), "\(harness.messageLine)")
+    }
+
     @Test func untouchedFieldsOfAnOpenFormTakeTheNewValues() throws {
         let harness = try AppHarness()
         try harness.press(KeyEvent(.enter))

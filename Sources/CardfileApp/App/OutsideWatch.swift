@@ -17,7 +17,8 @@ final class OutsideWatch: @unchecked Sendable {
     private let container: Container
     private let view: ObjectContext
     private let inbox: Inbox
-    private let queue = DispatchQueue(label: "cardfile.outside-watch", qos: .userInitiated)
+    /// Where checks run, one at a time (internal: a test holds it to stand for a stuck check).
+    let queue = DispatchQueue(label: "cardfile.outside-watch", qos: .userInitiated)
     private let lock = NSLock()
     private var running = false
     /// Reports posted and not yet taken by the app (``delivered()``).

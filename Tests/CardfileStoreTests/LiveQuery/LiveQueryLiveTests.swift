@@ -69,6 +69,28 @@ struct LiveQueryLiveTests {
         #expect(Set(batch.updated) == Set([1, 2, 3, 4, 5].map { fixture.item($0) }))
     }
 
+    @Test func aChangeSaysWhetherItReadAnotherProcesssCommit() throws {
+        let fixture = try ItemsFixture(rows: 30)
+        let live = try fixture.liveQuery(LiveQuerySpec(table: "items"), height: 10)
+        var clock = TestClock()
+        // Ours: a batch update.
+        try fixture.container.batchUpdate(table: "items", set: ["notes": "ours"], where: .compare("id", .equal, 2))
+        clock.advance(.seconds(1))
+        let ours = try #require(try live.update(now: clock.now))
+        #expect(ours.updated == [fixture.item(2)] && !ours.includesOutsideChanges)
+        // Another process's, once noticed.
+        try sqlite3(fixture.path, "UPDATE items SET name = 'theirs' WHERE id = 3;")
+        #expect(try fixture.container.checkForExternalChanges())
+        clock.advance(.seconds(1))
+        let theirs = try #require(try live.update(now: clock.now))
+        #expect(theirs.updated == [fixture.item(3)] && theirs.includesOutsideChanges)
+        // Said once: the next change of ours is ours again.
+        try fixture.container.batchUpdate(table: "items", set: ["notes": "ours again"], where: .compare("id", .equal, 4))
+        clock.advance(.seconds(1))
+        let again = try #require(try live.update(now: clock.now))
+        #expect(!again.includesOutsideChanges)
+    }
+
     @Test func rowsLeaveAndEnterTheFilter() throws {
         let fixture = try ItemsFixture(rows: 200)
         let live = try fixture.liveQuery(LiveQuerySpec(table: "items", filter: "category = books"), height: 10)
