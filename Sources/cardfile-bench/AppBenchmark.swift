@@ -134,7 +134,7 @@ struct AppBenchmark {
             let began = DispatchTime.now().uptimeNanoseconds
             _ = idleApp.tick()
             onLoop.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
-            _ = idleApp.waitForOutsideCheck()
+            _ = idleApp.waitForErrands()
             whole.append(Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9)
             for message in idleInbox.take() { _ = idleApp.update(message) }
         }

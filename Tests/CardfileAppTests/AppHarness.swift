@@ -55,12 +55,12 @@ final class AppHarness {
         try settle()
     }
 
-    /// Runs the loop until no event waits and the check of the file that the loop started
-    /// off it (when the clock passed a poll) has reported.
+    /// Runs the loop until no event waits and the work it sent off the loop (the check of the
+    /// file when the clock passed a poll, labels, the columns file) has reported.
     func settle() throws {
         repeat {
             try AppLoop.run(app, backend: backend, inbox: inbox, clock: clock, untilIdle: true)
-        } while (backend.queuedEvents > 0 || app.waitForOutsideCheck()) && app.isRunning
+        } while (backend.queuedEvents > 0 || app.waitForErrands()) && app.isRunning
     }
 
     func press(_ keys: KeyEvent...) throws {

@@ -13,14 +13,14 @@ struct OutsideWatchTests {
         let harness = try AppHarness()
         let app = harness.app
         // A check that cannot finish, as a stat on a network file system that stopped
-        // answering: the watch's queue is held. (In WAL mode no lock of another program
+        // answering: the errands' queue is held. (In WAL mode no lock of another program
         // blocks the check's read, so a lock cannot stand in for it.)
         let release = DispatchSemaphore(value: 0)
-        app.outsideWatch.queue.async { release.wait() }
+        app.errands.queue.async { release.wait() }
         try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'Changed' WHERE id = 3")
         harness.clock.advance(CardfileApp.pollInterval)
         _ = app.tick()
-        #expect(app.outsideWatch.isBusy)
+        #expect(app.outsideWatch.isChecking)
         // Keys are handled and drawn meanwhile.
         for _ in 0..<2 {
             _ = app.update(.event(.key(.char("j"))))
@@ -30,7 +30,7 @@ struct OutsideWatchTests {
         _ = app.render(into: &frame)
         #expect(app.list?.live.window.selectedLine == 2)
         #expect(frame.lines.contains { $0.contains("Linus") } && !frame.lines.contains { $0.contains("Changed") })
-        #expect(app.outsideWatch.isBusy, "the check still waits: the keys did not wait for it")
+        #expect(app.outsideWatch.isChecking, "the check still waits: the keys did not wait for it")
         release.signal()
         // Once the check runs, the commit it finds reaches the screen.
         #expect(try harness.waitFor { $0.contains("Changed") }, "\(harness.screen)")
@@ -49,6 +49,6 @@ struct OutsideWatchTests {
         // No check starts once the file is gone.
         harness.clock.advance(.milliseconds(60))
         _ = harness.app.tick()
-        #expect(!harness.app.outsideWatch.isBusy)
+        #expect(!harness.app.outsideWatch.isChecking)
     }
 }

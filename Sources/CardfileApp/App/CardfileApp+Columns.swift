@@ -46,11 +46,20 @@ extension CardfileApp {
         rememberColumns(of: list, now: now)
     }
 
+    /// Keeps the list's choice for this session and writes it to the file off the loop (in
+    /// order: the errands' queue is serial); a failure comes back as a warning.
     private func rememberColumns(of list: ListScreen, now: ContinuousClock.Instant) {
-        do {
-            try ColumnMemory(folder: options.stateFolder).remember(list.choice, database: container.path, table: list.table.name)
-        } catch {
-            show("The column choice holds for now but could not be remembered: \(error.localizedDescription)", role: .warning, now: now)
+        let (choice, table) = (list.choice, list.table.name)
+        columnChoices[table] = choice
+        let memory = ColumnMemory(folder: options.stateFolder)
+        let database = container.path
+        errands.run {
+            do {
+                try memory.remember(choice, database: database, table: table)
+                return nil
+            } catch {
+                return ErrandResult(kind: .columnsNotRemembered(error.localizedDescription))
+            }
         }
     }
 }

@@ -6,6 +6,24 @@ import Foundation
 /// listing the records that reference this one. Each opens a screen over the current one;
 /// Esc (or q) comes back.
 extension CardfileApp {
+    /// Looks up, off the loop, the labels the form on top wants (its referencing fields'
+    /// records, named beside their values): each in the form's editor context, so its
+    /// unsaved changes count, and back as an errand's result.
+    func lookUpLabels() {
+        guard let form else { return }
+        let requests = form.takeLabelRequests()
+        guard !requests.isEmpty else { return }
+        let formID = ObjectIdentifier(form)
+        let errands = self.errands
+        for request in requests {
+            errands.begin()
+            form.session.editor.perform { editor in
+                let label = request.reference.label(for: request.value, in: editor)
+                errands.finish(ErrandResult(kind: .label(form: formID, field: request.field, value: request.value, label: label)))
+            }
+        }
+    }
+
     /// Ctrl-G: the referenced record's form, stacked on this one. Leaving this form first asks
     /// as leaving always does, so no form waiting under another holds unsaved edits.
     func followReference(from form: FormScreen, now: ContinuousClock.Instant) {

@@ -66,6 +66,11 @@ public final class CardfileApp {
     var nextPoll: ContinuousClock.Instant
     /// Asks that, and merges what it finds, off the loop.
     let outsideWatch: OutsideWatch
+    /// Work sent off the loop (the check, labels, the columns file) until its result is taken.
+    let errands: Errands
+    /// The column choices remembered for this database's tables, read once at the start and
+    /// kept as the person changes them (the file is written off the loop).
+    var columnChoices: [String: ColumnChoice]
     /// The import or export running in the background, and how far it has come.
     var transfer: (job: TransferJob, progress: TransferProgress?)?
     /// The last finished import's or export's report (R or `:report` shows it).
@@ -109,7 +114,11 @@ public final class CardfileApp {
         self.options = options
         self.size = size
         self.nextPoll = clock.now + Self.pollInterval
-        self.outsideWatch = OutsideWatch(container: container, view: container.viewContext, inbox: inbox)
+        let errands = Errands(inbox: inbox)
+        self.errands = errands
+        self.outsideWatch = OutsideWatch(container: container, view: container.viewContext, errands: errands)
+        let choices = ColumnMemory(folder: options.stateFolder).choices(database: container.path)
+        self.columnChoices = choices
         // A save from the loop waits tens of milliseconds for a lock, never seconds: a busy
         // database is retried later, with every edit kept.
         view.saveBusyTimeout = .milliseconds(50)
@@ -117,7 +126,7 @@ public final class CardfileApp {
         let first: TableSchema? = if let name = options.table { container.schema.table(named: name) } else { all.count == 1 ? all[0] : nil }
         if let name = options.table, first == nil { throw StoreError.noSuchTable(name) }
         if let first {
-            screens = ScreenStack(.list(try Self.makeList(first, context: view, options: options, path: container.path, height: max(1, size.height - 3), inbox: inbox)))
+            screens = ScreenStack(.list(try Self.makeList(first, context: view, choice: choices[first.name], height: max(1, size.height - 3), inbox: inbox)))
         } else {
             screens = ScreenStack(.tables(TablesScreen(tables: all)))
             countRows()
@@ -151,8 +160,15 @@ public final class CardfileApp {
         case .externalEdit(let request, let outcome):
             finishExternalEdit(request, outcome, now: now)
             return []
-        case .outside(let report):
-            receive(report, now: now)
+        case .errand(let result):
+            errands.delivered()
+            switch result.kind {
+            case .outside(let report): receive(report, now: now)
+            case .label(let form, let field, let value, let label):
+                screens.forms.first { ObjectIdentifier($0) == form }?.take(label, for: field, lookedUpFor: value)
+            case .columnsNotRemembered(let why):
+                show("The column choice holds for now but could not be remembered: \(why)", role: .warning, now: now)
+            }
             return []
         }
     }
@@ -179,13 +195,13 @@ public final class CardfileApp {
                 show(error.message, role: .error, now: now)
             }
         }
+        lookUpLabels()
         return []
     }
 
     /// Takes what the check of the file found (``OutsideWatch``): a merged commit reaches the
     /// open forms (the list refreshes by itself), a file gone is said until `:saveas`.
     func receive(_ report: OutsideReport, now: ContinuousClock.Instant) {
-        outsideWatch.delivered()
         switch report {
         case .fileGone(let gone):
             guard fileGone == nil else { return }
@@ -204,10 +220,11 @@ public final class CardfileApp {
         }
     }
 
-    /// Blocks until the running check of the file has posted what it found to the inbox
-    /// (tests and benchmarks: the loop never waits). Returns false when no check runs and
-    /// none of their reports waits in the inbox: then the app has seen all they found.
-    public func waitForOutsideCheck() -> Bool { outsideWatch.waitUntilIdle() }
+    /// Blocks until the work the app sent off the loop (the check of the file, labels, the
+    /// columns file) has posted its results to the inbox (tests and benchmarks: the loop never
+    /// waits). Returns false when none runs and no result waits in the inbox: then the app
+    /// has seen all it found.
+    public func waitForErrands() -> Bool { errands.waitUntilReported() }
 
     /// True while the list on screen waits for the first page of a new order, read in the
     /// background (the screen keeps the old rows meanwhile).
@@ -248,14 +265,13 @@ public final class CardfileApp {
 
     /// A live list of `table` on the view context, with the columns remembered for it.
     func makeList(_ table: TableSchema) throws(StoreError) -> ListScreen {
-        try Self.makeList(table, context: view, options: options, path: container.path, height: listHeight, inbox: inbox)
+        try Self.makeList(table, context: view, choice: columnChoices[table.name], height: listHeight, inbox: inbox)
     }
 
     private static func makeList(
-        _ table: TableSchema, context: ObjectContext, options: Options, path: String, height: Int, inbox: Inbox
+        _ table: TableSchema, context: ObjectContext, choice: ColumnChoice?, height: Int, inbox: Inbox
     ) throws(StoreError) -> ListScreen {
-        let choice = ColumnMemory(folder: options.stateFolder).choice(database: path, table: table.name)
-        return try ListScreen(context: context, table: table, height: height, refreshInterval: refreshInterval, choice: choice, wake: { inbox.poke() })
+        try ListScreen(context: context, table: table, height: height, refreshInterval: refreshInterval, choice: choice, wake: { inbox.poke() })
     }
 
     /// Rows the list shows (and lines a form's fields have): the screen less the header or

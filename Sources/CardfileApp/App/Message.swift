@@ -10,8 +10,8 @@ public enum Message: Sendable {
     case rowCount(table: String, count: Int, token: Int)
     /// A background import's or export's progress or result.
     case transfer(TransferUpdate)
-    /// What the check of the database file, run off the loop, found (``OutsideWatch``).
-    case outside(OutsideReport)
+    /// What work sent off the loop found (see ``ErrandResult``).
+    case errand(ErrandResult)
     /// The person's editor returned (``AppCommand/editExternally(_:)``).
     case externalEdit(ExternalEdit, ExternalEdit.Outcome)
 }

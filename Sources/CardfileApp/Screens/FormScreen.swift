@@ -35,8 +35,12 @@ final class FormScreen {
 
     /// The fields that reference another table, by name.
     let references: [String: Reference]
-    /// What each referencing field shows beside its value (nil for NULL).
+    /// What each referencing field shows beside its value (nil for NULL). Looked up off the
+    /// loop (``takeLabelRequests()``); a label stays until its successor arrives.
     private(set) var labels: [String: Reference.Label] = [:]
+    /// Referencing fields whose label must be looked up again (their value, or what it
+    /// references, may have changed).
+    private var staleLabels: Set<String> = []
     /// The record's row was deleted elsewhere while it was edited here; kept up to date with
     /// the marks, so drawing asks the store nothing.
     private(set) var isDeletedElsewhere = false
@@ -87,14 +91,32 @@ final class FormScreen {
         keepFocusVisible()
     }
 
-    /// Names again the records the referencing fields point at (after an edit, a save, a
+    /// Has the records the referencing fields point at named again (after opening, a save, a
     /// change made elsewhere, or coming back from another form).
     func refreshLabels() {
-        guard !references.isEmpty else { return }
-        for field in fields {
-            guard let reference = references[field.name] else { continue }
-            labels[field.name] = reference.label(for: field.value, in: session.editor)
+        staleLabels.formUnion(references.keys)
+    }
+
+    /// The labels to look up now, each for the field's current value: the app looks them up
+    /// in the editor context off the loop and hands each back through ``take(_:for:lookedUpFor:)``.
+    /// A NULL references nothing: its label goes at once.
+    func takeLabelRequests() -> [(field: String, value: Value, reference: Reference)] {
+        guard !staleLabels.isEmpty else { return [] }
+        defer { staleLabels.removeAll() }
+        return fields.compactMap { field in
+            guard staleLabels.contains(field.name), let reference = references[field.name] else { return nil }
+            guard !field.value.isNull else {
+                labels[field.name] = nil
+                return nil
+            }
+            return (field.name, field.value, reference)
         }
+    }
+
+    /// A label looked up for `value`: shown while the field still holds that value.
+    func take(_ label: Reference.Label?, for field: String, lookedUpFor value: Value) {
+        guard let current = fields.first(where: { $0.name == field }), current.value == value else { return }
+        labels[field] = label
     }
 
     /// The focused field's reference, when it has one.
@@ -346,7 +368,7 @@ final class FormScreen {
         if let previous { history.record(field: field.name, before: previous, after: field, kind: kind) }
         fields[focus].message = nil
         refreshMarks()
-        if let reference = references[field.name] { labels[field.name] = reference.label(for: field.value, in: session.editor) }
+        if references[field.name] != nil { staleLabels.insert(field.name) }
         return .handled
     }
 

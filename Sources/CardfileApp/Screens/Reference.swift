@@ -2,7 +2,7 @@ import CardfileStore
 
 /// A form field whose column references another table (a one-column foreign key): where it
 /// points, and how the referenced record is named beside the value.
-struct Reference {
+struct Reference: Sendable {
     /// The field (column) of this table.
     let field: String
     /// The referenced table.
@@ -24,7 +24,7 @@ struct Reference {
     }
 
     /// What the field shows beside its value.
-    enum Label: Equatable {
+    enum Label: Equatable, Sendable {
         /// The referenced record, named by its first text column (or its key).
         case found(String, ObjectID)
         /// No referenced record has this value.

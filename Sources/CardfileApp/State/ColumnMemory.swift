@@ -37,6 +37,16 @@ public struct ColumnMemory: Sendable {
         stored()[Self.key(database, table)]
     }
 
+    /// Every choice made for the tables of the database at `database`, by table name.
+    public func choices(database: String) -> [String: ColumnChoice] {
+        let prefix = Self.key(database, "")
+        var found: [String: ColumnChoice] = [:]
+        for (key, choice) in stored() where key.hasPrefix(prefix) {
+            found[String(key.dropFirst(prefix.count))] = choice
+        }
+        return found
+    }
+
     /// Remembers `choice` (nil forgets it).
     /// - Throws: the file system's error when the file cannot be written.
     public func remember(_ choice: ColumnChoice?, database: String, table: String) throws {

@@ -1,0 +1,77 @@
+import CardfileStore
+import Foundation
+
+/// Work the app sends off the loop, and the results it waits for: the check of the file
+/// (``OutsideWatch``), the names of referenced records beside a form's fields, and writing the
+/// remembered columns.
+///
+/// Each errand is counted from ``begin()`` until the app has taken its result (or it finished
+/// with nothing to say), so a test can wait until every errand's result is in the inbox
+/// (``waitUntilReported()``); the loop itself never waits.
+final class Errands: @unchecked Sendable {
+    private let inbox: Inbox
+    private let condition = NSCondition()
+    /// Errands begun and not yet finished.
+    private var running = 0
+    /// Results posted and not yet taken by the app.
+    private var undelivered = 0
+    /// A serial queue for errands that must keep their order (file writes, checks).
+    let queue = DispatchQueue(label: "cardfile.errands", qos: .userInitiated)
+
+    init(inbox: Inbox) {
+        self.inbox = inbox
+    }
+
+    /// Counts an errand that is about to start. Call ``finish(_:)`` once when it ends.
+    func begin() {
+        condition.withLock { running += 1 }
+    }
+
+    /// Ends an errand, posting its result (nil: nothing to tell the app). Any thread.
+    func finish(_ result: ErrandResult?) {
+        condition.withLock {
+            if result != nil { undelivered += 1 }
+        }
+        if let result { inbox.post(.errand(result)) }
+        condition.withLock {
+            running -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// Runs `work` on ``queue`` as an errand.
+    func run(_ work: @escaping @Sendable () -> ErrandResult?) {
+        begin()
+        queue.async { [self] in finish(work()) }
+    }
+
+    /// The app took a result from the inbox.
+    func delivered() {
+        condition.withLock { undelivered -= 1 }
+    }
+
+    /// Blocks until every running errand has posted its result (tests and benchmarks).
+    /// Returns false when none was running and no result waits for the app: then the app has
+    /// seen everything its errands found.
+    func waitUntilReported() -> Bool {
+        condition.withLock {
+            guard running > 0 || undelivered > 0 else { return false }
+            while running > 0 { condition.wait() }
+            return true
+        }
+    }
+}
+
+/// What an errand found, for the loop (``Message/errand(_:)``).
+public struct ErrandResult: Sendable {
+    enum Kind: Sendable {
+        /// The check of the file (``OutsideWatch``).
+        case outside(OutsideReport)
+        /// The name of the record a form's field references, looked up for `value`.
+        case label(form: ObjectIdentifier, field: String, value: Value, label: Reference.Label?)
+        /// Remembering a list's columns failed: why.
+        case columnsNotRemembered(String)
+    }
+
+    let kind: Kind
+}
