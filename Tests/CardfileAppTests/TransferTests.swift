@@ -238,14 +238,37 @@ import Testing
         try harness.press(.char("n"))
         #expect(harness.app.isRunning)
         try harness.press(.control("q"))
-        // Release the lock from another thread once the app waits for the import to stop.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { try? blocker.release() }
         try harness.press(.char("y"))
-        #expect(!harness.app.isRunning)
+        // The import waits for the lock: the app says it waits and keeps answering.
+        #expect(harness.app.isRunning)
+        #expect(harness.messageLine.contains("Quitting: waiting for the import's batch"), "\(harness.messageLine)")
+        try harness.press(.char("j"))
+        #expect(harness.statusLine.contains("row 2 of"), "\(harness.statusLine)")
+        try harness.press(.control("q"))
+        #expect(harness.messageLine.contains("Quitting once importing more.csv stops"), "\(harness.messageLine)")
+        #expect(harness.app.isRunning)
+        // The lock goes: the batch ends, the import stops and the app quits.
+        try blocker.release()
+        #expect(try harness.waitFor { _ in !harness.app.isRunning })
         // Stopped, after whole batches (none when it had not written one yet).
         let count = try #require(Int.fromDatabaseValue(try harness.disk("SELECT count(*) FROM cards")))
         #expect((count - 4) % 500 == 0 && count < 2_004)
         #expect(try harness.disk("PRAGMA integrity_check") == "ok".databaseValue)
+    }
+
+    @Test func quittingDuringAnImportThatCannotStopQuitsAfterTheWait() throws {
+        let harness = try AppHarness()
+        let file = try Self.cardsFile(harness, rows: 2_000)
+        let blocker = try Blocker(path: harness.path)
+        try harness.command("import \(file) --batch-size 500")
+        try harness.press(.control("q"), .char("y"))
+        // Ten seconds on the app's clock (the lock never goes).
+        try harness.advance(.milliseconds(9_900))
+        #expect(harness.app.isRunning, "still waiting for the batch")
+        #expect(harness.messageLine.contains("Quitting: waiting"), "\(harness.messageLine)")
+        try harness.advance(.milliseconds(200))
+        #expect(!harness.app.isRunning, "the wait is over: it quits anyway")
+        try blocker.release()
     }
 
     @Test func aSaveDuringAnAllOrNothingImportReportsBusyAndWhy() throws {

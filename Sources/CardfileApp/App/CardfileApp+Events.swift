@@ -20,6 +20,7 @@ extension CardfileApp {
             // Keep what can be kept (save the form), then end whatever that save said.
             if picking != nil { goBack() }
             if let form, form.session.hasPersistentChanges, form.readOnly == nil { save(form, now: now, quietly: true) }
+            stopTransferNow()
             return quit(force: true, now: now)
         case .paste(let text):
             return paste(text, now: now)

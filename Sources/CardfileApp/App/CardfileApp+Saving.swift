@@ -109,8 +109,7 @@ extension CardfileApp {
             return quit(force: true, now: now)
         case .stopTransferAndQuit:
             guard button == 0 else { return [] }
-            stopTransferForQuit()
-            return quit(force: false, now: now)
+            stopTransferThenQuit(force: false, now: now)
         case .deleteRecord(let id):
             guard button == 0 else { return [] }
             show(coordinator.delete(id), now: now)
@@ -121,13 +120,18 @@ extension CardfileApp {
     /// Quits; with a form's changes pending, a running import or export, or the file gone,
     /// asks first (unless `force`, which drops what the forms hold).
     func quit(force: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
-        let decision = coordinator.quit(force: force, hasForm: form != nil || picking != nil, transfer: transfer, fileGone: fileGone,
+        if let running = transfer, running.quitting != nil {
+            if force { transfer?.quitting?.force = true }
+            show("Quitting once \(running.job.activity) stops (\(running.job.isImport ? "a batch" : "a chunk") at most)…", role: .accent, now: now)
+            return []
+        }
+        let decision = coordinator.quit(force: force, hasForm: form != nil || picking != nil, transfer: transfer.map { ($0.job, $0.progress) }, fileGone: fileGone,
                                         copyHoldsTheWork: copiedAtTokens == editorTokens)
         if case .ask(let question) = decision {
             overlay = .question(question)
             return []
         }
-        if transfer != nil { stopTransferForQuit() }
+        if transfer != nil { stopTransferThenQuit(force: force, now: now); return [] }
         if picking != nil { goBack() }      // the form behind a picker is the one to ask about
         if case .leaveTheForm = decision { leaveForm(then: .quit, now: now); return [] }
         form?.session.discard()

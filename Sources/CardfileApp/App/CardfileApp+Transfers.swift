@@ -24,7 +24,7 @@ extension CardfileApp {
         }
         guard let path = resolvedPath(arguments.file, now: now) else { return }
         let job = TransferJob.startImport(container: container, path: path, options: arguments.options(table: table.name), inbox: inbox, clock: clock)
-        transfer = (job, nil)
+        transfer = RunningTransfer(job)
         show("Importing \(job.fileName) into \(table.name)\(arguments.atomic ? " all or nothing (saves wait until it ends)" : ""). Keep working; :import cancel stops it.", now: now)
     }
 
@@ -56,7 +56,7 @@ extension CardfileApp {
         let job = TransferJob.startExport(
             container: container, table: table.name, filter: spec?.filter ?? "", sort: spec?.sort ?? [],
             format: arguments.output.format(for: path), null: arguments.output.null, output: output, expectedRows: expected, inbox: inbox, clock: clock)
-        transfer = (job, nil)
+        transfer = RunningTransfer(job)
         show("Exporting \(table.name) to \(job.fileName). :export cancel stops it.", now: now)
     }
 
@@ -92,11 +92,25 @@ extension CardfileApp {
         show("Stopping \(job.activity) after the current batch…", now: now)
     }
 
-    /// Stops a running transfer and waits for it (one batch at most), before quitting.
-    func stopTransferForQuit() {
+    /// How long quitting waits for a stopped import or export to finish its batch.
+    static let transferStopWait: Duration = .seconds(10)
+
+    /// Asks the running transfer to stop and quits once it has (``receive(_:now:)``), or
+    /// after ``transferStopWait``; the screen keeps drawing and answering meanwhile.
+    func stopTransferThenQuit(force: Bool, now: ContinuousClock.Instant) {
         guard let job = transfer?.job else { return }
         job.cancel()
-        job.waitUntilDone(timeout: .seconds(10))
+        transfer?.quitting = (force, now + Self.transferStopWait)
+        notice = Notice(text: "Quitting: waiting for \(job.isImport ? "the import's batch" : "the export's chunk") to finish…", role: .accent, expires: nil)
+    }
+
+    /// Stops the running transfer and waits for it (one batch at most, at most
+    /// ``transferStopWait``): only for a signal, when the loop is about to end and nobody
+    /// watches the screen.
+    func stopTransferNow() {
+        guard let job = transfer?.job else { return }
+        job.cancel()
+        job.waitUntilDone(timeout: Self.transferStopWait)
         transfer = nil
     }
 
@@ -107,14 +121,16 @@ extension CardfileApp {
 
     // MARK: - What the thread reports
 
-    func receive(_ update: TransferUpdate, now: ContinuousClock.Instant) {
+    func receive(_ update: TransferUpdate, now: ContinuousClock.Instant) -> [AppCommand] {
         switch update {
         case .progress(let id, let progress):
-            guard let job = transfer?.job, job.id == id else { return }
+            guard let job = transfer?.job, job.id == id else { return [] }
             transfer?.progress = progress
             if job.isImport { followImport(now: now) }
+            return []
         case .finished(let id, let result):
-            guard let job = transfer?.job, job.id == id else { return }
+            guard let job = transfer?.job, job.id == id else { return [] }
+            let quitting = transfer?.quitting
             transfer = nil
             if job.isImport {
                 followImport(now: now)
@@ -125,6 +141,9 @@ extension CardfileApp {
             transferReport = report.panel
             let more = form == nil ? " R shows the report." : " :report shows the report."
             notice = Notice(text: report.summary + (report.panel.lines.count > 1 ? more : ""), role: report.role, expires: now + .seconds(20))
+            // Stopped for quitting: now quit (a form may still ask about its edits).
+            if let quitting { return quit(force: quitting.force, now: now) }
+            return []
         }
     }
 
@@ -144,7 +163,8 @@ extension CardfileApp {
     /// The status bar's words for the running transfer:
     /// `importing books.csv 52% · 120,000 rows · 84,211/s · ETA 3s`.
     var transferStatus: String? {
-        guard let (job, progress) = transfer else { return nil }
+        guard let job = transfer?.job else { return nil }
+        let progress = transfer?.progress
         var text = job.activity
         guard let progress else { return text + "…" }
         if let fraction = progress.fraction { text += " \(Int(fraction * 100))%" }

@@ -72,7 +72,7 @@ public final class CardfileApp {
     /// kept as the person changes them (the file is written off the loop).
     var columnChoices: [String: ColumnChoice]
     /// The import or export running in the background, and how far it has come.
-    var transfer: (job: TransferJob, progress: TransferProgress?)?
+    var transfer: RunningTransfer?
     /// The last finished import's or export's report (R or `:report` shows it).
     var transferReport: TextPanel?
     /// The last search (`f`, `:find`), which `n` and `N` repeat.
@@ -155,8 +155,7 @@ public final class CardfileApp {
             if token == countToken { screens.updateTables { $0.counts[table] = count } }
             return []
         case .transfer(let update):
-            receive(update, now: now)
-            return []
+            return receive(update, now: now)
         case .externalEdit(let request, let outcome):
             finishExternalEdit(request, outcome, now: now)
             return []
@@ -178,6 +177,12 @@ public final class CardfileApp {
     public func tick() -> [AppCommand] {
         let now = clock.now
         if let notice, let expires = notice.expires, now >= expires { self.notice = nil }
+        if let quitting = transfer?.quitting, now >= quitting.deadline {
+            // It did not stop in time (a batch stuck behind another program's lock): quit
+            // anyway; SQLite rolls its open batch back.
+            transfer = nil
+            return quit(force: quitting.force, now: now)
+        }
         if now >= nextPoll {
             nextPoll = now + Self.pollInterval
             if fileGone == nil { outsideWatch.check() }
@@ -232,7 +237,7 @@ public final class CardfileApp {
 
     /// The earliest time ``tick()`` has work: the loop waits for input until then.
     public var nextDeadline: ContinuousClock.Instant? {
-        [form?.session.deadline, list?.live.nextDeadline, notice?.expires, nextPoll].compactMap { $0 }.min()
+        [form?.session.deadline, list?.live.nextDeadline, notice?.expires, nextPoll, transfer?.quitting?.deadline].compactMap { $0 }.min()
     }
 
     func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant, aboutAFailedSave: Bool = false) {

@@ -25,6 +25,21 @@ public enum TransferUpdate: Sendable {
     case finished(job: UUID, TransferResult)
 }
 
+/// The import or export the app runs, as the app keeps it.
+struct RunningTransfer {
+    let job: TransferJob
+    /// How far it has come; nil until the first report.
+    var progress: TransferProgress?
+    /// Set when the person quit while it ran: it was asked to stop, and the app quits when
+    /// its last batch is in (``TransferUpdate/finished(job:_:)``) or at `deadline`, whichever
+    /// comes first. The screen keeps drawing meanwhile.
+    var quitting: (force: Bool, deadline: ContinuousClock.Instant)?
+
+    init(_ job: TransferJob) {
+        self.job = job
+    }
+}
+
 /// An import or export running on a thread of its own while the person keeps browsing and
 /// editing. It reports to the loop through the inbox (progress at most ten times a second,
 /// then the result); ``cancel()`` asks it to stop after the batch or chunk it is writing.
