@@ -110,6 +110,10 @@ extension Cardfile {
             do {
                 let app = try CardfileApp(container: container, options: options, size: backend.size, clock: clock, inbox: inbox)
                 try AppLoop.run(app, backend: backend, inbox: inbox, clock: clock, applyTheme: { backend.setTheme($0) })
+                // The terminal back first; then what the app still writes off the loop (a
+                // column choice made just before quitting).
+                backend.shutdown()
+                app.finishErrands()
             } catch {
                 backend.shutdown()
                 throw fail("\(error)")

@@ -67,11 +67,33 @@ struct ErrandTests {
         var frame = Buffer(size: harness.backend.size)
         _ = harness.app.render(into: &frame)
         let drawn = frame.lines.first { $0.hasPrefix("author_id ") } ?? ""
-        #expect(drawn.contains("22") && drawn.contains("→ Le Guin"), "typed at once; the old label stays until the new one: \(drawn)")
+        #expect(drawn.contains("22"), "typed at once: \(drawn)")
+        #expect(!drawn.contains("Le Guin") && !drawn.contains("→") && !drawn.contains("✗"), "no label names another value's record: \(drawn)")
         release.signal()
         try harness.settle()
         // The lookups for "2" and for "22" both came back; only the one for the value shown counts.
         #expect(line().contains("no authors row with id 22"), "\(line())")
         #expect(!line().contains("Murakami"))
+        // A result for a value the field no longer holds, arriving late, is not shown.
+        harness.app.errands.begin()
+        harness.app.errands.finish(.label(form: form.session.editor.identity, field: "author_id", value: .integer(2),
+                                          label: .found("Murakami", ObjectID(table: "authors", rowid: 2))))
+        try harness.settle()
+        #expect(line().contains("no authors row with id 22") && !line().contains("Murakami"), "\(line())")
+    }
+
+    @Test func aColumnChoiceMadeJustBeforeQuittingReachesTheFile() throws {
+        let state = TemporaryDirectory()
+        let harness = try AppHarness(schema: Self.twoTables, options: CardfileApp.Options(autosave: nil, stateFolder: state.path))
+        try harness.press(KeyEvent(.enter))
+        // A slow disk: the write waits behind other work while the person quits.
+        let release = DispatchSemaphore(value: 0)
+        harness.app.errands.queue.async { release.wait() }
+        for key: KeyEvent in [.char("l"), .char("-"), .control("q")] { _ = harness.app.update(.event(.key(key))) }
+        #expect(!harness.app.isRunning)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { release.signal() }
+        harness.app.finishErrands()
+        let stored = try String(contentsOfFile: state.file("columns.json"), encoding: .utf8)
+        #expect(stored.contains("wide") && !stored.contains("\"alpha\""), "\(stored)")
     }
 }

@@ -256,6 +256,21 @@ import Testing
         #expect(try harness.disk("PRAGMA integrity_check") == "ok".databaseValue)
     }
 
+    @Test func stopAndQuitAfterTheImportEndedUnderTheQuestionQuits() throws {
+        let harness = try AppHarness()
+        let file = try Self.cardsFile(harness, rows: 600)
+        let blocker = try Blocker(path: harness.path)
+        try harness.command("import \(file) --batch-size 500")
+        try harness.press(.control("q"))
+        #expect(harness.screen.contains("Import running"))
+        // The import ends while the question is open.
+        try blocker.release()
+        #expect(try harness.waitFor { _ in !harness.statusLine.contains("importing") }, "\(harness.statusLine)")
+        #expect(harness.screen.contains("Import running"))
+        try harness.press(.char("y"))
+        #expect(!harness.app.isRunning, "\(harness.screen)")
+    }
+
     @Test func quittingDuringAnImportThatCannotStopQuitsAfterTheWait() throws {
         let harness = try AppHarness()
         let file = try Self.cardsFile(harness, rows: 2_000)

@@ -58,7 +58,7 @@ extension CardfileApp {
                 try memory.remember(choice, database: database, table: table)
                 return nil
             } catch {
-                return ErrandResult(kind: .columnsNotRemembered(error.localizedDescription))
+                return .columnsNotRemembered(error.localizedDescription)
             }
         }
     }

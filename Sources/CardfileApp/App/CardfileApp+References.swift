@@ -13,13 +13,13 @@ extension CardfileApp {
         guard let form else { return }
         let requests = form.takeLabelRequests()
         guard !requests.isEmpty else { return }
-        let formID = ObjectIdentifier(form)
+        let formID = form.session.editor.identity
         let errands = self.errands
         for request in requests {
             errands.begin()
             form.session.editor.perform { editor in
                 let label = request.reference.label(for: request.value, in: editor)
-                errands.finish(ErrandResult(kind: .label(form: formID, field: request.field, value: request.value, label: label)))
+                errands.finish(.label(form: formID, field: request.field, value: request.value, label: label))
             }
         }
     }

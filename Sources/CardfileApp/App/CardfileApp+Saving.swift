@@ -109,6 +109,8 @@ extension CardfileApp {
             return quit(force: true, now: now)
         case .stopTransferAndQuit:
             guard button == 0 else { return [] }
+            // It may have ended while the question was open: then there is nothing to stop.
+            guard transfer != nil else { return quit(force: false, now: now) }
             stopTransferThenQuit(force: false, now: now)
         case .deleteRecord(let id):
             guard button == 0 else { return [] }
@@ -118,7 +120,9 @@ extension CardfileApp {
     }
 
     /// Quits; with a form's changes pending, a running import or export, or the file gone,
-    /// asks first (unless `force`, which drops what the forms hold).
+    /// asks first (unless `force`, which drops what the forms hold). A running import or
+    /// export the person agreed to stop is stopped first: this returns at once, and the quit
+    /// goes on when it has ended (``stopTransferThenQuit(force:now:)``).
     func quit(force: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
         if let running = transfer, running.quitting != nil {
             if force { transfer?.quitting?.force = true }

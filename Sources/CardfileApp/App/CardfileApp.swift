@@ -160,11 +160,13 @@ public final class CardfileApp {
             finishExternalEdit(request, outcome, now: now)
             return []
         case .errand(let result):
+            // (Tests run a second app on one inbox: another app's results are not ours.)
+            guard result.errands === errands else { return [] }
             errands.delivered()
             switch result.kind {
             case .outside(let report): receive(report, now: now)
             case .label(let form, let field, let value, let label):
-                screens.forms.first { ObjectIdentifier($0) == form }?.take(label, for: field, lookedUpFor: value)
+                screens.forms.first { $0.session.editor.identity == form }?.take(label, for: field, lookedUpFor: value)
             case .columnsNotRemembered(let why):
                 show("The column choice holds for now but could not be remembered: \(why)", role: .warning, now: now)
             }
@@ -172,15 +174,19 @@ public final class CardfileApp {
         }
     }
 
-    /// Runs what is due: autosave, live query refreshes, expired notices. Call after every
-    /// message and whenever ``nextDeadline`` passes.
+    /// Runs what is due: expired notices, the end of the wait for a stopped import when
+    /// quitting, the check for other processes' commits (started off the loop), autosave,
+    /// live query refreshes, and the label lookups a form wants (off the loop). Call after
+    /// every message and whenever ``nextDeadline`` passes.
     public func tick() -> [AppCommand] {
         let now = clock.now
         if let notice, let expires = notice.expires, now >= expires { self.notice = nil }
         if let quitting = transfer?.quitting, now >= quitting.deadline {
             // It did not stop in time (a batch stuck behind another program's lock): quit
-            // anyway; SQLite rolls its open batch back.
+            // anyway; SQLite rolls its open batch back. (A form may still ask about its edits.)
+            let activity = transfer?.job.activity ?? ""
             transfer = nil
+            show("\(activity.capitalizedFirst) did not stop within \(Int(Self.transferStopWait.seconds)) s; quitting without waiting.", role: .warning, now: now)
             return quit(force: quitting.force, now: now)
         }
         if now >= nextPoll {
@@ -223,6 +229,14 @@ public final class CardfileApp {
             guard fileGone == nil else { return }
             show(error.message, role: .error, now: now)
         }
+    }
+
+    /// Waits, at most `timeout`, for the work already sent off the loop to end: call it when
+    /// the loop has ended, so a column choice made just before quitting reaches its file.
+    public func finishErrands(timeout: Duration = .seconds(2)) {
+        let done = DispatchSemaphore(value: 0)
+        errands.queue.async { done.signal() }
+        _ = done.wait(timeout: .now() + timeout.seconds)
     }
 
     /// Blocks until the work the app sent off the loop (the check of the file, labels, the

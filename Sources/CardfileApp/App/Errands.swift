@@ -28,11 +28,11 @@ final class Errands: @unchecked Sendable {
     }
 
     /// Ends an errand, posting its result (nil: nothing to tell the app). Any thread.
-    func finish(_ result: ErrandResult?) {
+    func finish(_ kind: ErrandResult.Kind?) {
         condition.withLock {
-            if result != nil { undelivered += 1 }
+            if kind != nil { undelivered += 1 }
         }
-        if let result { inbox.post(.errand(result)) }
+        if let kind { inbox.post(.errand(ErrandResult(kind: kind, errands: self))) }
         condition.withLock {
             running -= 1
             condition.broadcast()
@@ -40,7 +40,7 @@ final class Errands: @unchecked Sendable {
     }
 
     /// Runs `work` on ``queue`` as an errand.
-    func run(_ work: @escaping @Sendable () -> ErrandResult?) {
+    func run(_ work: @escaping @Sendable () -> ErrandResult.Kind?) {
         begin()
         queue.async { [self] in finish(work()) }
     }
@@ -67,11 +67,14 @@ public struct ErrandResult: Sendable {
     enum Kind: Sendable {
         /// The check of the file (``OutsideWatch``).
         case outside(OutsideReport)
-        /// The name of the record a form's field references, looked up for `value`.
-        case label(form: ObjectIdentifier, field: String, value: Value, label: Reference.Label?)
+        /// The name of the record a form's field references, looked up for `value` (the form
+        /// is named by its editor context).
+        case label(form: ContextIdentity, field: String, value: Value, label: Reference.Label?)
         /// Remembering a list's columns failed: why.
         case columnsNotRemembered(String)
     }
 
     let kind: Kind
+    /// Whose errand this was.
+    let errands: Errands
 }

@@ -9,9 +9,11 @@ import Foundation
 /// the answer; a check still running when the next one falls due is not doubled. Nothing is
 /// posted when nothing happened, so an idle check costs the loop one dispatch.
 ///
-/// The merge runs on the errands' queue while the loop goes on drawing. The view context is
-/// internally synchronised: a loop call that needs it meanwhile waits for the merge, and one
-/// that reaches it first (a live query hearing the commit) merges it itself, exactly once.
+/// The merge usually runs on the errands' queue while the loop goes on drawing. The view
+/// context is internally synchronised: a loop call that needs it meanwhile waits for the
+/// merge, and one that reaches it first merges it itself, exactly once. (That happens often:
+/// the live list hears the commit while it is published, before this merge starts, and its
+/// refresh reads the view context.)
 final class OutsideWatch: @unchecked Sendable {
     private let container: Container
     private let view: ObjectContext
@@ -37,7 +39,7 @@ final class OutsideWatch: @unchecked Sendable {
         guard start else { return }
         errands.run { [self] in
             defer { lock.withLock { checking = false } }
-            return work().map { ErrandResult(kind: .outside($0)) }
+            return work().map { .outside($0) }
         }
     }
 

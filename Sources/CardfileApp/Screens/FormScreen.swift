@@ -35,9 +35,10 @@ final class FormScreen {
 
     /// The fields that reference another table, by name.
     let references: [String: Reference]
-    /// What each referencing field shows beside its value (nil for NULL). Looked up off the
-    /// loop (``takeLabelRequests()``); a label stays until its successor arrives.
-    private(set) var labels: [String: Reference.Label] = [:]
+    /// What each referencing field shows beside its value, and the value it was looked up
+    /// for: looked up off the loop (``takeLabelRequests()``), it is drawn only while the field
+    /// holds that value, so a label never names the record of a value no longer there.
+    private(set) var labels: [String: (value: Value, label: Reference.Label)] = [:]
     /// Referencing fields whose label must be looked up again (their value, or what it
     /// references, may have changed).
     private var staleLabels: Set<String> = []
@@ -116,7 +117,7 @@ final class FormScreen {
     /// A label looked up for `value`: shown while the field still holds that value.
     func take(_ label: Reference.Label?, for field: String, lookedUpFor value: Value) {
         guard let current = fields.first(where: { $0.name == field }), current.value == value else { return }
-        labels[field] = label
+        labels[field] = label.map { (value, $0) }
     }
 
     /// The focused field's reference, when it has one.
@@ -423,7 +424,7 @@ final class FormScreen {
             if let mark { buffer.write(mark.0, x: body.x + labelWidth, y: y, maxWidth: 1, style: Style(foreground: mark.1, attributes: [.bold])) }
             let bodyHeight = min(field.height - (field.message != nil || field.changedElsewhere ? 1 : 0), body.maxY - y)
             var valueArea = Rect(x: valueX, y: y, width: valueWidth, height: bodyHeight)
-            if let label = labels[field.name], valueWidth > 12 {
+            if let (value, label) = labels[field.name], value == field.value, valueWidth > 12 {
                 // The referenced record beside the value: `→ name`, or why there is none.
                 let (text, role): (String, Role) = switch label {
                 case .found(let name, _): ("→ " + name, .muted)
