@@ -1,5 +1,5 @@
 import CardfileApp
-import CardfileStore
+@testable import CardfileStore
 import CardfileTerminal
 import CardfileTestSupport
 import Foundation
@@ -25,6 +25,17 @@ import Testing
             try queue.inDatabase { try $0.execute(sql: "COMMIT") }
             try queue.close()
         }
+    }
+
+    /// Waits (really, 10 s at most) until one of this process's writes holds the write turn.
+    static func waitUntilAWriteIsUnderWay(_ container: Container) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            guard container.core.writeGate.tryEnter() else { return true }
+            container.core.writeGate.leave()
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return false
     }
 
     /// A CSV of `rows` new cards.
@@ -237,6 +248,7 @@ import Testing
         #expect(harness.screen.contains("Import running"))
         try harness.press(.char("n"))
         #expect(harness.app.isRunning)
+        #expect(Self.waitUntilAWriteIsUnderWay(harness.container))
         try harness.press(.control("q"))
         try harness.press(.char("y"))
         // The import waits for the lock: the app says it waits and keeps answering.
@@ -276,6 +288,9 @@ import Testing
         let file = try Self.cardsFile(harness, rows: 2_000)
         let blocker = try Blocker(path: harness.path)
         try harness.command("import \(file) --batch-size 500")
+        // Wait until the import's first batch waits for the lock (it holds this process's
+        // write turn then); asked to stop before, it would stop at once.
+        #expect(Self.waitUntilAWriteIsUnderWay(harness.container))
         try harness.press(.control("q"), .char("y"))
         // Ten seconds on the app's clock (the lock never goes).
         try harness.advance(.milliseconds(9_900))

@@ -32,6 +32,9 @@ struct CompletionTmuxTests {
         try session.send(keys: ["Tab"])
         try session.waitFor { $0.contains("--table loans") }
         try session.send(keys: ["C-c"])
+        // A fresh prompt before typing on (typed too early, a busy machine's bash could still
+        // be dropping the interrupted line).
+        try session.waitFor { $0.components(separatedBy: "\n").contains { $0.trimmingCharacters(in: .whitespaces) == "$" } }
         try session.send(literal: "exit 0")
         try session.send(keys: ["Enter"])
         #expect(try session.waitForExit() == 0)

@@ -62,9 +62,8 @@ public final class CardfileApp {
     private var countToken = 0
     /// The command line between uses: its history.
     var savedPrompt = CommandPromptState()
-    /// When the loop next asks the store whether another process committed.
-    var nextPoll: ContinuousClock.Instant
-    /// Asks that, and merges what it finds, off the loop.
+    /// Asks the store, every ``pollInterval`` and off the loop, whether another process
+    /// committed or the file was replaced, and merges what it finds.
     let outsideWatch: OutsideWatch
     /// Work sent off the loop (the check, labels, the columns file) until its result is taken.
     let errands: Errands
@@ -113,10 +112,10 @@ public final class CardfileApp {
         self.inbox = inbox
         self.options = options
         self.size = size
-        self.nextPoll = clock.now + Self.pollInterval
         let errands = Errands(inbox: inbox)
         self.errands = errands
-        self.outsideWatch = OutsideWatch(container: container, view: container.viewContext, errands: errands)
+        self.outsideWatch = OutsideWatch(container: container, view: container.viewContext, errands: errands,
+                                         interval: Self.pollInterval, firstCheck: clock.now + Self.pollInterval)
         let choices = ColumnMemory(folder: options.stateFolder).choices(database: container.path)
         self.columnChoices = choices
         // A save from the loop waits tens of milliseconds for a lock, never seconds: a busy
@@ -189,10 +188,7 @@ public final class CardfileApp {
             show("\(activity.capitalizedFirst) did not stop within \(Int(Self.transferStopWait.seconds)) s; quitting without waiting.", role: .warning, now: now)
             return quit(force: quitting.force, now: now)
         }
-        if now >= nextPoll {
-            nextPoll = now + Self.pollInterval
-            if fileGone == nil { outsideWatch.check() }
-        }
+        outsideWatch.checkIfDue(now: now)
         if let form, form.session.isDue(now: now) {
             save(form, now: now, quietly: true)
         }
@@ -251,7 +247,7 @@ public final class CardfileApp {
 
     /// The earliest time ``tick()`` has work: the loop waits for input until then.
     public var nextDeadline: ContinuousClock.Instant? {
-        [form?.session.deadline, list?.live.nextDeadline, notice?.expires, nextPoll, transfer?.quitting?.deadline].compactMap { $0 }.min()
+        [form?.session.deadline, list?.live.nextDeadline, notice?.expires, outsideWatch.nextCheck, transfer?.quitting?.deadline].compactMap { $0 }.min()
     }
 
     func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant, aboutAFailedSave: Bool = false) {

@@ -5,8 +5,9 @@ import Foundation
 /// committed, merges such a commit into the view context there, and reports back to the loop
 /// as an errand's result (``ErrandResult``).
 ///
-/// The loop decides when to ask (its poll deadline, on the app's clock) and never waits for
-/// the answer; a check still running when the next one falls due is not doubled. Nothing is
+/// The loop asks when a check is due (every `interval` on the app's clock, see ``nextCheck``)
+/// and never waits for the answer; a check still running when the next one falls due is not
+/// doubled, and none runs once the file is gone. Nothing is
 /// posted when nothing happened, so an idle check costs the loop one dispatch.
 ///
 /// The merge usually runs on the errands' queue while the loop goes on drawing. The view
@@ -20,19 +21,31 @@ final class OutsideWatch: @unchecked Sendable {
     private let errands: Errands
     private let lock = NSLock()
     private var checking = false
+    private let interval: Duration
+    private var next: ContinuousClock.Instant
     /// Set once the file is gone: nothing at its path is this database's any more.
     private var stopped = false
 
-    init(container: Container, view: ObjectContext, errands: Errands) {
+    init(container: Container, view: ObjectContext, errands: Errands, interval: Duration, firstCheck: ContinuousClock.Instant) {
         self.container = container
         self.view = view
         self.errands = errands
+        self.interval = interval
+        self.next = firstCheck
     }
 
-    /// Starts a check unless one is running or the file is gone. Returns at once.
-    func check() {
+    /// When the loop should call ``checkIfDue(now:)`` next; nil once the file is gone.
+    var nextCheck: ContinuousClock.Instant? {
+        lock.withLock { stopped ? nil : next }
+    }
+
+    /// Starts a check when one is due, unless one is running or the file is gone. Returns at
+    /// once.
+    func checkIfDue(now: ContinuousClock.Instant) {
         let start = lock.withLock {
-            guard !checking, !stopped else { return false }
+            guard !stopped, now >= next else { return false }
+            next = now + interval
+            guard !checking else { return false }
             checking = true
             return true
         }
