@@ -281,6 +281,43 @@ struct EditorTests {
         #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Theirs")
     }
 
+    @Test func aSaveLeavesTheCursorWhereItWas() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(autosave: .seconds(2)))
+        try harness.press(KeyEvent(.enter))                         // Ada, the cursor at its end
+        try harness.press(KeyEvent(.left), KeyEvent(.left))
+        try harness.type("XY")
+        try harness.advance(.seconds(3))                             // autosave
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AXYda")
+        try harness.type("Z")
+        try harness.press(.control("s"))                             // and Ctrl-S
+        try harness.type("!")
+        try harness.press(.control("s"))
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AXYZ!da")
+    }
+
+    @Test func aSaveLeavesAMultiLineFieldsCursorOnItsLine() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(autosave: .seconds(2)))
+        try harness.press(.char("j"), .char("j"), KeyEvent(.enter))  // Linus: notes has two lines
+        for _ in 0..<3 { try harness.press(KeyEvent(.tab)) }         // name → phone → age → notes
+        try harness.press(KeyEvent(.up))                              // from the end of line two to line one
+        try harness.type("A")
+        try harness.advance(.seconds(3))
+        #expect(try harness.diskText("SELECT notes FROM cards WHERE id = 3") == "line oneA\nline two")
+        try harness.type("B")
+        try harness.advance(.seconds(3))
+        #expect(try harness.diskText("SELECT notes FROM cards WHERE id = 3") == "line oneAB\nline two")
+    }
+
+    @Test func aSavedValueShowsAsStored() throws {
+        let harness = try AppHarness(schema: "CREATE TABLE m (id INTEGER PRIMARY KEY, price REAL); INSERT INTO m VALUES (1, 2.5);")
+        try harness.press(KeyEvent(.enter))                         // the focus starts on price
+        for _ in 0..<3 { try harness.press(KeyEvent(.backspace)) }
+        try harness.type("10")
+        try harness.press(.control("s"))
+        #expect(try harness.disk("SELECT typeof(price) || ':' || price FROM m") == "real:10.0".databaseValue)
+        #expect(harness.lines.contains { $0.hasPrefix("price") && $0.contains("10.0") }, "\(harness.screen)")
+    }
+
     @Test func aBusyDatabaseFreezesNothingAndTheSaveIsRetriedUntilWritten() throws {
         let harness = try AppHarness()
         // Every save from the loop waits at most 50 ms for another program's lock.

@@ -29,6 +29,16 @@ struct FieldModel {
         isNull ? .null : ValueText.value(from: text, affinity: column.affinity, original: original)
     }
 
+    /// Shows `value` after a save or a reload: a field whose text already reads that value
+    /// keeps its text, cursor and scroll (the person typing goes on where they were); any
+    /// other is shown afresh (``show(_:)``), so the field shows what is stored.
+    mutating func refresh(to value: Value) {
+        let text = ValueText.editable(value)
+        guard isNull == value.isNull, self.text == text, isMultiline == text.contains("\n") else { return show(value) }
+        original = value
+        if case .blob = value { readOnlyReason = readOnlyReason ?? "a blob is shown by its size and first bytes, not edited" }
+    }
+
     /// Shows `value`, the cursor at the end of the text.
     mutating func show(_ value: Value) {
         original = value

@@ -76,14 +76,15 @@ final class FormScreen {
         return "\(session.table.name) › \(key)"
     }
 
-    /// Shows the editor's values (after opening, saving or discarding), keeping the focus.
+    /// Shows the editor's values (after opening, saving or discarding), keeping the focus, and
+    /// the text, cursor and scroll of every field whose value did not change.
     func reload() {
         session.noteChanges()
         let record = session.record()
         isDeletedElsewhere = record?.isDeletedElsewhere ?? false
         for index in fields.indices {
             let name = fields[index].name
-            fields[index].show(record?[name] ?? .null)
+            fields[index].refresh(to: record?[name] ?? .null)
             fields[index].isChanged = record?.changedFields.contains(name) ?? false
             fields[index].changedElsewhere = record?.changedElsewhere.contains(name) ?? false
             fields[index].message = nil
