@@ -1,6 +1,7 @@
 import CardfileApp
 import CardfileStore
 import CardfileTerminal
+import CardfileTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -293,6 +294,38 @@ struct EditorTests {
         try harness.type("!")
         try harness.press(.control("s"))
         #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "AXYZ!da")
+    }
+
+    /// Seeded: random moves, letters, deletions, Ctrl-S and autosaves in one field, against a
+    /// model of its text and cursor: a save never moves the cursor, and the disk ends as typed.
+    @Test func typingAroundSavesFollowsTheModel() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let harness = try AppHarness(options: CardfileApp.Options(autosave: .seconds(2)))
+        try harness.press(KeyEvent(.enter))
+        var text = Array("Ada")
+        var cursor = text.count
+        for _ in 0..<Fuzz.scaled(120) {
+            switch random.next(below: 8) {
+            case 0: try harness.press(KeyEvent(.left)); cursor = max(0, cursor - 1)
+            case 1: try harness.press(KeyEvent(.right)); cursor = min(text.count, cursor + 1)
+            case 2: try harness.press(KeyEvent(.home)); cursor = 0
+            case 3 where cursor > 0:
+                try harness.press(KeyEvent(.backspace))
+                text.remove(at: cursor - 1)
+                cursor -= 1
+            case 4: try harness.press(.control("s"))
+            case 5: try harness.advance(.seconds(3))
+            default:
+                let letter = Character(UnicodeScalar(UInt8(97 + random.next(below: 26))))
+                try harness.press(KeyEvent(.character(letter)))
+                text.insert(letter, at: cursor)
+                cursor += 1
+            }
+        }
+        try harness.press(.control("s"))
+        let stored = try harness.diskText("SELECT name FROM cards WHERE id = 1")
+        #expect(stored == String(text), "seed \(seed)")
     }
 
     @Test func aSaveLeavesAMultiLineFieldsCursorOnItsLine() throws {
