@@ -7,8 +7,8 @@ import Foundation
 ///
 /// The loop asks when a check is due (every `interval` on the app's clock, see ``nextCheck``)
 /// and never waits for the answer; a check still running when the next one falls due is not
-/// doubled, and none runs once the file is gone. Nothing is
-/// posted when nothing happened, so an idle check costs the loop one dispatch.
+/// doubled, and none runs once the file is gone. Nothing is posted when nothing happened, so
+/// an idle check costs the loop one dispatch.
 ///
 /// The merge usually runs on the errands' queue while the loop goes on drawing. The view
 /// context is internally synchronised: a loop call that needs it meanwhile waits for the

@@ -36,7 +36,6 @@ struct FieldModel {
         let text = ValueText.editable(value)
         guard isNull == value.isNull, self.text == text, isMultiline == text.contains("\n") else { return show(value) }
         original = value
-        if case .blob = value { readOnlyReason = readOnlyReason ?? "a blob is shown by its size and first bytes, not edited" }
     }
 
     /// Shows `value`, the cursor at the end of the text.

@@ -32,11 +32,6 @@ public struct ColumnMemory: Sendable {
         return home + "/.local/state/cardfile"
     }
 
-    /// The choice for `table` of the database at `database`, when one was made.
-    public func choice(database: String, table: String) -> ColumnChoice? {
-        stored()[Self.key(database, table)]
-    }
-
     /// Every choice made for the tables of the database at `database`, by table name.
     public func choices(database: String) -> [String: ColumnChoice] {
         let prefix = Self.key(database, "")
