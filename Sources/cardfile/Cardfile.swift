@@ -46,15 +46,19 @@ extension Cardfile {
         @Flag(name: .long, help: "Create the file when it does not exist.")
         var create = false
 
+        @Flag(name: .long, help: "Switch a rollback-journal database to WAL mode (otherwise its journal mode is left as found).")
+        var wal = false
+
         @Flag(name: .long, help: "Leave the mouse to the terminal (its own selection and copy). CARDFILE_MOUSE=off does the same for every run.")
         var noMouse = false
 
         func run() throws {
             let delay = try autosaveDelay()
             let path = try databasePath()
+            if wal, readOnly { throw fail("--wal changes the file, so it cannot go with --read-only") }
             let container: Container
             do {
-                container = try Container(path: path, options: StoreOptions(createIfMissing: create, readOnly: readOnly))
+                container = try Container(path: path, options: StoreOptions(createIfMissing: create, readOnly: readOnly, switchToWAL: wal))
             } catch {
                 throw fail(error.message)
             }

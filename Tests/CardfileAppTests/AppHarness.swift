@@ -30,14 +30,14 @@ final class AppHarness {
         """
 
     init(schema: String = AppHarness.cards, size: Size = Size(width: 80, height: 24), options: CardfileApp.Options = CardfileApp.Options(autosave: nil),
-         readOnly: Bool = false, demoRows: Int? = nil) throws {
+         readOnly: Bool = false, demoRows: Int? = nil, wal: Bool = true) throws {
         path = directory.file("cards.sqlite")
         if let demoRows {
             try DemoDatabase.create(at: path, rows: demoRows)
         } else {
             let queue = try DatabaseQueue(path: path)
             try queue.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                if FixtureJournal.wal(wal) { try db.execute(sql: "PRAGMA journal_mode = WAL") }
                 try db.execute(sql: schema)
             }
             try queue.close()
@@ -121,6 +121,7 @@ final class AppHarness {
     func disk(_ sql: String) throws -> DatabaseValue {
         var configuration = Configuration()
         configuration.readonly = true
+        configuration.busyMode = .timeout(5)   // a rollback-journal file is locked while a commit is written
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         defer { try? queue.close() }
         return try queue.read { try DatabaseValue.fetchOne($0, sql: sql) ?? .null }

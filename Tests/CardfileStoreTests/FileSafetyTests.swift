@@ -28,6 +28,27 @@ struct FileSafetyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.hasSuffix(".part") })
     }
 
+    /// A rollback-journal database has no -wal, -shm or -journal file between writes; those
+    /// names are refused all the same (a file made there would later be read as its log).
+    @Test func aRollbackJournalDatabasesCompanionNamesAreRefusedWhileAbsent() throws {
+        let directory = TemporaryDirectory()
+        let database = directory.file("db.sqlite")
+        try makeDatabase(at: database, "CREATE TABLE t (x); INSERT INTO t VALUES (1);", wal: false)
+        let container = try Container(path: database)
+        #expect(container.journalMode == .rollback)
+        for suffix in ["-wal", "-shm", "-journal"] {
+            #expect(!FileManager.default.fileExists(atPath: database + suffix))
+            for spelling in [database + suffix, directory.path + "/./db.sqlite" + suffix] {
+                let error = storeError { _ = try OutputFile(path: spelling, replacing: true, protecting: [database]) }
+                #expect(error == .outputRefused(path: spelling, .isTheDatabase), "\(spelling)")
+            }
+            #expect(!FileManager.default.fileExists(atPath: database + suffix), "nothing was made")
+        }
+        // A name that only looks alike is fine.
+        let other = try OutputFile(path: directory.file("db.sqlite-wal.csv"), replacing: false, protecting: [database])
+        other.discard()
+    }
+
     @Test func anExistingFileIsReplacedOnlyWhenAskedAndOnlyWhenComplete() throws {
         let directory = TemporaryDirectory()
         let target = directory.file("out.csv")

@@ -21,6 +21,15 @@ public enum Fuzz {
     }
 }
 
+/// The journal mode of the databases test fixtures make.
+public enum FixtureJournal {
+    /// Whether a fixture that asks for WAL gets it: true unless `CARDFILE_TEST_JOURNAL=rollback`,
+    /// which runs every such fixture in a rollback journal (the store keeps the mode it finds).
+    public static func wal(_ requested: Bool) -> Bool {
+        requested && ProcessInfo.processInfo.environment["CARDFILE_TEST_JOURNAL"] != "rollback"
+    }
+}
+
 /// A small, fast, seedable generator (SplitMix64): the same seed gives the same run.
 public struct SeededRandom: RandomNumberGenerator {
     private var state: UInt64

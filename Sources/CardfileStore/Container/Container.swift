@@ -1,10 +1,13 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// One SQLite file, open for the life of the process, and the contexts that work on it.
 ///
-/// The container opens the file as a GRDB `DatabasePool` in WAL mode, so reads never wait for
-/// writes. It hands out contexts:
+/// The container keeps the file's journal mode as found (see ``StoreOptions/switchToWAL``). A
+/// WAL file is opened as a GRDB `DatabasePool`, so reads never wait for writes; a
+/// rollback-journal file gets one writing connection and a pool of readers. It hands out
+/// contexts:
 /// - ``viewContext``: the context the UI loop reads and edits through;
 /// - ``newBackgroundContext(name:)`` and ``importerContext()``: root contexts for work off
 ///   the UI loop;
@@ -61,11 +64,11 @@ public final class Container: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(options.busyTimeout)
             configuration.foreignKeysEnabled = true
-            let writer: DatabasePool?
+            let writer: (any DatabaseWriter)?
             let reader: any DatabaseReader
             var openPath = path
             var checkpointer: Checkpointer?
-            if readOnlyReason == nil {
+            if readOnlyReason == nil, options.switchToWAL || (exists && Self.headerSaysWAL(path: path)) {
                 let walCheckpointer = Checkpointer(path: path, thresholdPages: options.checkpointThresholdPages, watch: watch)
                 configuration.prepareDatabase { db in
                     // A connection opened once the file is gone would open whatever the path
@@ -75,10 +78,27 @@ public final class Container: Sendable {
                     try db.execute(sql: "PRAGMA synchronous = NORMAL")
                     try walCheckpointer.install(on: db)
                 }
+                // A pool puts the file in WAL mode (it already is, or `--wal` asked for it).
                 let pool = try DatabasePool(path: path, configuration: configuration)
                 writer = pool
                 reader = pool
                 checkpointer = walCheckpointer
+            } else if readOnlyReason == nil {
+                // A rollback-journal file stays one: one connection writes, and a pool of
+                // read-only connections reads (they wait for a commit in progress, up to the
+                // busy timeout, where WAL readers would not). Writes keep SQLite's default
+                // `synchronous = FULL`, which this mode needs to survive a power cut.
+                let readerWait = Int32(clamping: Int(options.busyTimeout * 1000))
+                configuration.prepareDatabase { db in
+                    try watch.refuseIfGone()
+                    // GRDB gives a pool's readers a 10 s wait of their own; they wait as long
+                    // as a write does.
+                    if db.configuration.readonly { sqlite3_busy_timeout(db.sqliteConnection, readerWait) }
+                }
+                writer = try DatabaseQueue(path: path, configuration: configuration)
+                var readers = configuration
+                readers.readonly = true
+                reader = try DatabasePool(path: path, configuration: readers)
             } else {
                 configuration.readonly = true
                 writer = nil
@@ -95,6 +115,7 @@ public final class Container: Sendable {
             core = try StoreCore(
                 path: path, watch: watch, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
                 schema: schema, descriptions: options.entities, checkpointer: checkpointer,
+                journalMode: checkpointer != nil || Self.headerSaysWAL(path: path) ? .wal : .rollback,
                 busyTimeout: options.busyTimeout, openPath: openPath)
         } catch let error as StoreError {
             throw error
@@ -125,14 +146,19 @@ public final class Container: Sendable {
         guard header == Data("SQLite format 3\u{0}".utf8) else { throw StoreError.notADatabase(path: path) }
     }
 
+    /// True when the file's header says it is in WAL mode (byte 18, the write version, is 2).
+    private static func headerSaysWAL(path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())
+        return header.count == 20 && header[18] == 2
+    }
+
     /// True when `path` is in WAL mode (header byte 18 is 2), has no shared-memory file and
     /// its folder cannot hold one. A log with changes not yet in the file would be missed by
     /// a snapshot: that is an error saying so.
     private static func needsSnapshot(path: String, folder: String) throws(StoreError) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let header = [UInt8]((try? handle.read(upToCount: 20)) ?? Data())
-        guard header.count == 20, header[18] == 2 else { return false }
+        guard headerSaysWAL(path: path) else { return false }
         let files = FileManager.default
         guard !files.fileExists(atPath: path + "-shm"), access(folder, W_OK) != 0 || isReadOnlyMount(folder) else { return false }
         var info = stat()
@@ -174,6 +200,9 @@ public final class Container: Sendable {
 
     /// Why the container cannot write, or nil when it can.
     public var readOnlyReason: ReadOnlyReason? { core.readOnlyReason }
+
+    /// The journal mode of the file as this container writes it.
+    public var journalMode: JournalMode { core.journalMode }
 
     /// True when saves are refused.
     public var isReadOnly: Bool { core.readOnlyReason != nil }

@@ -17,13 +17,13 @@ final class ExternalChangeMonitor: Sendable {
     }
 
     private let watcher: DatabaseQueue
-    private let writer: DatabasePool?
+    private let writer: (any DatabaseWriter)?
     /// The store's gate around in-process writes: the writer connection is asked only when
     /// no write of ours holds it, so a check never waits for an import's batch.
     private let gate: WriteGate
     private let versions: Locked<Versions>
 
-    init(path: String, writer: DatabasePool?, gate: WriteGate) throws {
+    init(path: String, writer: (any DatabaseWriter)?, gate: WriteGate) throws {
         self.gate = gate
         var configuration = Configuration()
         configuration.readonly = true
@@ -57,7 +57,7 @@ final class ExternalChangeMonitor: Sendable {
 
     /// Makes the watcher connection close without a checkpoint (the file is gone).
     func closeWithoutCheckpoint() {
-        try? watcher.inDatabase(FileWatch.closeWithoutCheckpoint)
+        watcher.inDatabase(FileWatch.closeWithoutCheckpoint)
     }
 
     private static func dataVersion(_ db: Database) throws -> Int64 {

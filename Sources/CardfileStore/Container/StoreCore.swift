@@ -8,8 +8,9 @@ final class StoreCore: Sendable {
     let path: String
     /// Whether the path still names the file opened (writes stop when it does not).
     let watch: FileWatch
-    /// The connection pool that writes; nil when the container is read-only.
-    let writer: DatabasePool?
+    /// The connection that writes (a pool in WAL mode, a queue in a rollback-journal mode);
+    /// nil when the container is read-only.
+    let writer: (any DatabaseWriter)?
     /// Where reads go: the pool, or a read-only queue.
     let reader: any DatabaseReader
     let readOnlyReason: ReadOnlyReason?
@@ -17,6 +18,7 @@ final class StoreCore: Sendable {
     let bus = EventBus()
     let monitor: ExternalChangeMonitor
     let checkpointer: Checkpointer?
+    let journalMode: JournalMode
     private let entities: [String: Entity]
     private let commitObserver: CommitObserver?
     private let counters = Locked((tempID: UInt64(0), context: UInt64(0), insert: UInt64(0)))
@@ -26,8 +28,8 @@ final class StoreCore: Sendable {
     let defaultBusyTimeout: Duration
 
     init(
-        path: String, watch: FileWatch, writer: DatabasePool?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
-        schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?,
+        path: String, watch: FileWatch, writer: (any DatabaseWriter)?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
+        schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?, journalMode: JournalMode,
         busyTimeout: TimeInterval, openPath: String? = nil
     ) throws {
         self.path = path
@@ -38,6 +40,7 @@ final class StoreCore: Sendable {
         self.readOnlyReason = readOnlyReason
         self.schema = schema
         self.checkpointer = checkpointer
+        self.journalMode = journalMode
         var entities: [String: Entity] = [:]
         let described = Dictionary(descriptions.map { ($0.table.lowercased(), $0) }, uniquingKeysWith: { $1 })
         for name in described.keys where schema.table(named: name) == nil {
@@ -175,7 +178,7 @@ final class StoreCore: Sendable {
         }
         defer { if !holdingTheGate { writeGate.leave() } }
         // Readers already open go on reading the opened file; new ones are refused.
-        _ = try? writer.writeWithoutTransaction { watch.seal($0) }
+        _ = writer.writeWithoutTransaction { watch.seal($0) }
     }
 
     private static func milliseconds(_ duration: Duration) -> Int32 {

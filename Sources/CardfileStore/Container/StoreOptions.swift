@@ -15,11 +15,16 @@ public struct StoreOptions: Sendable {
     public var viewContextMergePolicy: MergePolicy
     /// WAL size, in pages, at which the background checkpointer runs.
     public var checkpointThresholdPages: Int
+    /// Switch the file to WAL mode when it is in a rollback-journal mode (`--wal`). Off by
+    /// default: the file keeps the journal mode it was found in, and a new file gets SQLite's
+    /// default (a rollback journal), so other programs and network file systems never meet a
+    /// WAL file they did not ask for. Ignored when read-only.
+    public var switchToWAL: Bool
 
     public init(
         createIfMissing: Bool = true, readOnly: Bool = false, busyTimeout: TimeInterval = 5,
         entities: [EntityDescription] = [], viewContextMergePolicy: MergePolicy = .error,
-        checkpointThresholdPages: Int = 1000
+        checkpointThresholdPages: Int = 1000, switchToWAL: Bool = false
     ) {
         self.createIfMissing = createIfMissing
         self.readOnly = readOnly
@@ -27,5 +32,6 @@ public struct StoreOptions: Sendable {
         self.entities = entities
         self.viewContextMergePolicy = viewContextMergePolicy
         self.checkpointThresholdPages = checkpointThresholdPages
+        self.switchToWAL = switchToWAL
     }
 }

@@ -22,6 +22,18 @@ public final class OutputFile: @unchecked Sendable {
     let temporaryPath: String?
     private var finished = false
 
+    /// True when `path` names, in the database's own folder (whatever the spelling), one of
+    /// the files SQLite keeps beside it.
+    private static func isCompanion(_ path: String, of database: String) -> Bool {
+        guard let resolved = realpath(database, nil) else { return false }
+        let database = String(cString: resolved)
+        free(resolved)
+        let name = PathText.name(of: path)
+        guard ["-wal", "-shm", "-journal"].contains(where: { PathText.name(of: database) + $0 == name }),
+              let folder = FileIdentity(path: PathText.folder(of: path)) else { return false }
+        return folder == FileIdentity(path: PathText.folder(of: database))
+    }
+
     /// Opens `path` for writing.
     ///
     /// - Parameters:
@@ -49,6 +61,10 @@ public final class OutputFile: @unchecked Sendable {
             if !replacing { throw StoreError.outputRefused(path: path, .exists) }
         } else if errno != ENOENT {
             throw StoreError.outputRefused(path: path, .cannotWrite(Self.lastError()))
+        } else if databases.contains(where: { Self.isCompanion(path, of: $0) }) {
+            // A rollback-journal database has no -wal or -shm file, and no -journal between
+            // writes; a file made under one of those names would be read as its log later.
+            throw StoreError.outputRefused(path: path, .isTheDatabase)
         }
         let folder = PathText.folder(of: path)
         let temporary = folder + "/.\(PathText.name(of: path)).\(UUID().uuidString.prefix(8)).part"

@@ -30,7 +30,7 @@ let peopleWithDefaultSchema = """
 func makeDatabase(at path: String, _ sql: String, wal: Bool = true) throws {
     let queue = try DatabaseQueue(path: path)
     try queue.writeWithoutTransaction { db in
-        if wal { try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        if FixtureJournal.wal(wal) { try db.execute(sql: "PRAGMA journal_mode = WAL") }
         try db.execute(sql: sql)
     }
     try queue.close()
@@ -63,6 +63,7 @@ struct PeopleFixture {
 func readDisk(_ path: String, _ sql: String) throws -> Value {
     var configuration = Configuration()
     configuration.readonly = true
+    configuration.busyMode = .timeout(5)   // a rollback-journal file is locked while a commit is written
     let queue = try DatabaseQueue(path: path, configuration: configuration)
     defer { try? queue.close() }
     return try queue.read { db in
