@@ -30,7 +30,7 @@ final class AppHarness {
         """
 
     init(schema: String = AppHarness.cards, size: Size = Size(width: 80, height: 24), options: CardfileApp.Options = CardfileApp.Options(autosave: nil),
-         readOnly: Bool = false, demoRows: Int? = nil, wal: Bool = true) throws {
+         readOnly: Bool = false, demoRows: Int? = nil, wal: Bool = true, busyTimeout: TimeInterval = 5) throws {
         path = directory.file("cards.sqlite")
         if let demoRows {
             try DemoDatabase.create(at: path, rows: demoRows)
@@ -43,7 +43,7 @@ final class AppHarness {
             try queue.close()
         }
         if readOnly { chmod(path, 0o444) }
-        container = try Container(path: path, options: StoreOptions(createIfMissing: false, readOnly: readOnly))
+        container = try Container(path: path, options: StoreOptions(createIfMissing: false, readOnly: readOnly, busyTimeout: busyTimeout))
         backend = HeadlessBackend(size: size)
         let backend = self.backend
         inbox = Inbox(wake: { backend.wake() })

@@ -437,20 +437,24 @@ struct EditorTests {
 }
 
 /// Another connection holding the write lock (an open write transaction) until released.
+/// `exclusive` takes SQLite's exclusive lock, which in a rollback journal keeps readers out
+/// too (as a commit being written does), and sets `age` to `exclusiveAge`.
 final class LockHolder: @unchecked Sendable {
     private let release_ = DispatchSemaphore(value: 0)
     private let done = DispatchSemaphore(value: 0)
+    static let exclusiveAge = 99
 
-    init(path: String) throws {
+    init(path: String, exclusive: Bool = false) throws {
         let queue = try DatabaseQueue(path: path)
         let locked = DispatchSemaphore(value: 0)
         let release = release_
         let done = self.done
         DispatchQueue.global().async {
-            try? queue.write { db in
-                try db.execute(sql: "UPDATE cards SET age = age WHERE id = 2")
+            try? queue.inTransaction(exclusive ? .exclusive : .deferred) { db in
+                try db.execute(sql: exclusive ? "UPDATE cards SET age = \(Self.exclusiveAge) WHERE id = 2" : "UPDATE cards SET age = age WHERE id = 2")
                 locked.signal()
                 release.wait()
+                return .commit
             }
             try? queue.close()
             done.signal()

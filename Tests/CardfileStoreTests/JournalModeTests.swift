@@ -90,7 +90,7 @@ struct JournalModeTests {
 
         try reader.run("BEGIN EXCLUSIVE; UPDATE people SET notes = 'theirs' WHERE id = 3;")
         let error = storeError { _ = try view.record(for: ObjectID(table: "people", rowid: 3)) }
-        #expect(error == .busy)
+        #expect(error == .busyReading)
         try reader.run("COMMIT;")
         #expect(try container.checkForExternalChanges())
         #expect(try view.record(for: ObjectID(table: "people", rowid: 3))?["notes"] == "theirs")

@@ -305,6 +305,14 @@ public final class CardfileApp {
             return show(refusal, role: .warning, now: now)
         }
         let editor = container.editorContext(parent: view, name: "form")
+        if let id {
+            // A record that cannot be read (a rollback-journal file locked by another program's
+            // commit) is not shown as a form of empty fields.
+            // The read may have waited out the busy timeout: the notice lasts from now.
+            do { _ = try editor.record(for: id) } catch {
+                return show(error.message, role: .error, now: clock.now)
+            }
+        }
         let session = EditSession(editor: editor, table: table, id: id, autosaveDelay: options.autosave)
         let tableReason = id == nil ? nil : Self.readOnlyReason(of: table)
         let form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)

@@ -144,7 +144,7 @@ final class EditSession {
                 pause = .conflict(conflicts)
                 deadline = nil
                 return .conflict(conflicts)
-            case .busy, .lockedInProcess:
+            case .busy, .busyReading, .lockedInProcess:
                 pause = .busy
                 deadline = now + Self.busyRetry
                 return .busy

@@ -39,7 +39,14 @@ final class ExternalChangeMonitor: Sendable {
     /// Returns true when another process has committed since the previous call.
     func check() throws -> Bool {
         try versions.withLock { versions in
-            let watched = try watcher.inDatabase(Self.dataVersion)
+            let watched: Int64
+            do {
+                watched = try watcher.inDatabase(Self.dataVersion)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+                // A rollback-journal file while another program writes its commit: that
+                // commit is news for the next check, once it is in the file.
+                return false
+            }
             guard watched != versions.watcher else { return false }
             guard let writer else {
                 versions.watcher = watched

@@ -187,8 +187,15 @@ final class StoreCore: Sendable {
         return Int32(clamping: max(0, total))
     }
 
-    /// Runs `body` in a read transaction.
+    /// Runs `body` in a read transaction. In a rollback journal, a read that waited out the
+    /// busy timeout for another program's commit fails with ``StoreError/busyReading``.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try reader.read(body)
+        do {
+            return try reader.read(body)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
+            throw StoreError.busyReading
+        } catch StoreError.busy {
+            throw StoreError.busyReading
+        }
     }
 }

@@ -56,6 +56,9 @@ public enum StoreError: Error, Hashable, Sendable {
     /// A write waited longer than the busy timeout for another connection's lock. Nothing was
     /// written and every pending change is kept: the same save can be retried.
     case busy
+    /// A read waited longer than the busy timeout for another program's commit to a
+    /// rollback-journal file (WAL readers never wait). Nothing changed; read again later.
+    case busyReading
     /// A write met a lock held inside this process (SQLite's `SQLITE_LOCKED`: a conflict with
     /// another statement or shared-cache connection of this program, not another program's
     /// lock). Nothing was written and every pending change is kept.
