@@ -38,8 +38,9 @@ extension CardfileApp {
             overlay = .commandLine(line)
         case .filter(var prompt)?:
             prompt.field.insert(text)
+            prompt.problem = applyFilter(prompt.field.text, now: now)
+            prompt.refused = false
             overlay = .filter(prompt)
-            applyFilter(prompt.field.text, now: now)
         case .find(var prompt)?:
             prompt.field.insert(text)
             overlay = .find(prompt)
@@ -144,13 +145,15 @@ extension CardfileApp {
         return []
     }
 
-    func applyFilter(_ text: String, now: ContinuousClock.Instant) {
+    /// Makes `text` the list's filter; when it cannot be read, the list keeps its last good
+    /// filter and the returned problem says why (the prompt shows it).
+    func applyFilter(_ text: String, now: ContinuousClock.Instant) -> FilterProblem? {
+        guard let list else { return nil }
         do {
-            try list?.setFilter(text)
-            notice = nil
+            try list.setFilter(text)
+            return nil
         } catch {
-            // The filter is shown as typed; the list keeps its last good filter meanwhile.
-            notice = Notice(text: error.message, role: .warning, expires: nil)
+            return FilterProblem(error, typed: text, shown: list.spec.filter)
         }
     }
 

@@ -93,19 +93,24 @@ extension CardfileApp {
         case .filter(var prompt):
             switch action ?? Self.promptAction(key) {
             case .accept?:
-                self.overlay = nil
-                if notice?.expires == nil { notice = nil }
+                if prompt.problem != nil {
+                    // Not a filter the list can show: the prompt stays, with the reason.
+                    prompt.refused = true
+                    self.overlay = .filter(prompt)
+                } else {
+                    self.overlay = nil
+                }
             case .cancel?:
                 self.overlay = nil
-                applyFilter("", now: now)
-                if notice?.expires == nil { notice = nil }
+                _ = applyFilter("", now: now)
             case .quit?:
                 self.overlay = nil
                 return quit(force: false, now: now)
             default:
                 if prompt.field.handle(key) {
+                    prompt.problem = applyFilter(prompt.field.text, now: now)
+                    prompt.refused = false
                     self.overlay = .filter(prompt)
-                    applyFilter(prompt.field.text, now: now)
                 }
             }
         }

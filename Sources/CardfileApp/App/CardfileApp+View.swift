@@ -60,7 +60,19 @@ extension CardfileApp {
             CommandPrompt().render(in: messageLine, buffer: &buffer, state: &line.prompt)
             return CommandPrompt().cursor(in: messageLine, state: &line.prompt)
         case .filter(var prompt)?:
-            return drawInput("Filter: ", field: &prompt.field, placeholder: "words, or year >= 1990, name = 'x', notes is empty", in: messageLine, buffer: &buffer)
+            if let problem = prompt.problem, main.height > 1, main.width > 0 {
+                // Over the list's last rows, wrapped (up to three): the list keeps its status
+                // bar and the prompt its line.
+                let lines = Dialog.wrap(problem.sentence(refused: prompt.refused), width: main.width).prefix(min(3, main.height - 1))
+                let style = Style(foreground: prompt.refused ? .error : .warning, background: .surface, attributes: [.bold])
+                for (index, text) in lines.enumerated() {
+                    let y = main.maxY - lines.count + index
+                    buffer.fill(Rect(x: main.x, y: y, width: main.width, height: 1), style: style)
+                    buffer.write(text, x: main.x, y: y, maxWidth: main.width, style: style)
+                }
+            }
+            return drawInput("Filter: ", field: &prompt.field, placeholder: "words, or year >= 1990, name = 'x', notes is empty",
+                             mark: prompt.problem?.offset, in: messageLine, buffer: &buffer)
         case .find(var prompt)?:
             return drawInput("Find: ", field: &prompt.field, placeholder: "words, or year >= 1990 (the list stays whole; n / N repeat)", in: messageLine, buffer: &buffer)
         case nil:
@@ -77,11 +89,11 @@ extension CardfileApp {
     }
 
     /// A labelled one-line input on the message line; returns where the cursor goes.
-    private func drawInput(_ label: String, field: inout TextFieldState, placeholder: String, in line: Rect, buffer: inout Buffer) -> Point? {
+    private func drawInput(_ label: String, field: inout TextFieldState, placeholder: String, mark: Int? = nil, in line: Rect, buffer: inout Buffer) -> Point? {
         guard !line.isEmpty else { return nil }
         buffer.write(label, x: line.x, y: line.y, maxWidth: line.width, style: Style(foreground: .accent, attributes: [.bold]))
         let input = Rect(x: line.x + label.count, y: line.y, width: max(0, line.width - label.count), height: 1)
-        TextField(placeholder: placeholder).render(in: input, buffer: &buffer, state: &field)
+        TextField(placeholder: placeholder, mark: mark).render(in: input, buffer: &buffer, state: &field)
         return TextField().cursor(in: input, state: &field)
     }
 

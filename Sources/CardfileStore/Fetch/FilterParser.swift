@@ -12,24 +12,44 @@ import Foundation
 /// - `and`, `or`, `not` and parentheses combine; terms side by side mean `and`.
 ///
 /// A word followed by an operator must name a column (a typo is reported, not searched for).
-/// Text that cannot be tokenised (an apostrophe in `O'Brien`) is searched for as typed.
+/// Text that cannot be tokenised (an apostrophe in `O'Brien`) is searched for as typed, unless
+/// it comes after a comparison, where an unclosed quote is an error.
 public enum FilterParser {
     /// Parses `text` for `table`, searching `searchColumns` for free text. Returns nil for an
     /// empty filter.
-    /// - Throws: ``StoreError/invalidFilter(message:offset:)`` and
-    ///   ``StoreError/noSuchField(table:field:)``.
+    /// - Throws: ``StoreError/invalidFilter(message:offset:)``, whose offset counts characters
+    ///   of `text` as given (leading spaces included); an unknown column is one too.
     public static func parse(_ text: String, table: TableSchema, searchColumns: [String]) throws(StoreError) -> Predicate? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
-        guard let tokens = try? SQLTokenizer.tokenize(trimmed) else {
-            return .contains(searchColumns, trimmed)
+        // Offsets count from the start of the text as typed (what the prompt shows).
+        let tokens: [SQLToken]
+        do {
+            tokens = try SQLTokenizer.tokenize(text)
+        } catch {
+            // A stray quote in words (O'Brien) is searched for; in a condition it is an error.
+            guard startsACondition(before: error.offset, in: text) else { return .contains(searchColumns, trimmed) }
+            // Reported where typing goes on (the end), naming where the quote opened.
+            throw StoreError.invalidFilter(message: "the \(error.message.contains("[") ? "[" : "quote") opened at character \(error.offset + 1) is never closed", offset: text.count)
         }
-        var parser = Parser(tokens: tokens, table: table, searchColumns: searchColumns, length: trimmed.count)
+        let end = text.count - (text.reversed().prefix { $0.isWhitespace }.count)
+        var parser = Parser(tokens: tokens, table: table, searchColumns: searchColumns, length: end)
         let predicate = try parser.parseOr()
         if let extra = parser.peek {
             throw StoreError.invalidFilter(message: "unexpected “\(extra.value)”", offset: extra.start)
         }
         return predicate
+    }
+
+    /// True when the text before `offset` holds a comparison, `is` or a parenthesis: what
+    /// follows is part of a condition, not words to search for.
+    private static func startsACondition(before offset: Int, in text: String) -> Bool {
+        guard let tokens = try? SQLTokenizer.tokenize(String(text.prefix(offset))) else { return true }
+        return tokens.indices.contains { index in
+            let token = tokens[index]
+            if token.isSymbol("(") || token.isSymbol(")") { return true }
+            return index > 0 && tokens[index - 1].isIdentifier && Parser.startsCondition(token)
+        }
     }
 
     private struct Parser {
@@ -86,7 +106,7 @@ public enum FilterParser {
                 index += 1
                 let inner = try parseOr()
                 guard let close = peek, close.isSymbol(")") else {
-                    throw StoreError.invalidFilter(message: "a parenthesis is never closed", offset: token.start)
+                    throw StoreError.invalidFilter(message: "the parenthesis opened at character \(token.start + 1) is never closed", offset: length)
                 }
                 index += 1
                 return inner
@@ -108,14 +128,16 @@ public enum FilterParser {
             "<": .less, "<=": .lessOrEqual, ">": .greater, ">=": .greaterOrEqual,
         ]
 
-        private static func startsCondition(_ token: SQLToken) -> Bool {
+        static func startsCondition(_ token: SQLToken) -> Bool {
             (token.kind == .symbol && (operators[token.value] != nil || token.value == "~")) || token.isWord("is")
         }
 
         mutating func parseCondition() throws(StoreError) -> Predicate {
             let name = tokens[index]
             guard let column = table.column(named: name.value) else {
-                throw StoreError.noSuchField(table: table.name, field: name.value)
+                let names = table.columns.map(\.name)
+                let listed = names.prefix(12).joined(separator: ", ") + (names.count > 12 ? ", …" : "")
+                throw StoreError.invalidFilter(message: "no column is named “\(name.value)” (the columns: \(listed))", offset: name.start)
             }
             index += 1
             let op = tokens[index]

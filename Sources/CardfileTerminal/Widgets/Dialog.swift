@@ -110,8 +110,9 @@ public struct Dialog: Widget, Sendable {
         return places
     }
 
-    /// Wraps text at spaces to `width` cells (breaking words that are longer).
-    static func wrap(_ text: String, width: Int) -> [String] {
+    /// Wraps text at spaces to `width` cells (breaking words that are longer); a line break
+    /// in the text starts a new line.
+    public static func wrap(_ text: String, width: Int) -> [String] {
         var lines: [String] = []
         for paragraph in text.split(separator: "\n", omittingEmptySubsequences: false) {
             var line = ""

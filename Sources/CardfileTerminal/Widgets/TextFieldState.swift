@@ -145,10 +145,17 @@ public struct TextFieldState: Hashable, Sendable {
 public struct TextField: StatefulWidget {
     public var style: Style
     public var placeholder: String?
+    /// A character index to draw in ``markStyle`` (where a problem was found); at the end of
+    /// the text, the cell after it is marked. Nothing is marked when it is scrolled out of view.
+    public var mark: Int?
+    public var markStyle: Style
 
-    public init(style: Style = Style(background: .surface), placeholder: String? = nil) {
+    public init(style: Style = Style(background: .surface), placeholder: String? = nil, mark: Int? = nil,
+                markStyle: Style = Style(foreground: .error, attributes: [.reverse, .underline])) {
         self.style = style
         self.placeholder = placeholder
+        self.mark = mark
+        self.markStyle = markStyle
     }
 
     public func render(in area: Rect, buffer: inout Buffer, state: inout TextFieldState) {
@@ -162,6 +169,19 @@ public struct TextField: StatefulWidget {
         }
         let visible = String(state.characters[state.scroll...])
         buffer.write(visible, x: area.x, y: area.y, maxWidth: area.width, style: style, overflow: .clip)
+        if let mark, mark >= state.scroll, mark <= state.characters.count {
+            // Cells up to the mark; the walk stops at the field's edge.
+            var x = area.x
+            var index = state.scroll
+            while index < mark, x < area.maxX {
+                x += Glyph(state.characters[index]).width
+                index += 1
+            }
+            let cells = mark < state.characters.count ? max(1, Glyph(state.characters[mark]).width) : 1
+            if x + cells <= area.maxX {
+                buffer.restyle(Rect(x: x, y: area.y, width: cells, height: 1)) { _ in markStyle }
+            }
+        }
     }
 
     /// The screen position of the cursor for a field drawn in `area`.

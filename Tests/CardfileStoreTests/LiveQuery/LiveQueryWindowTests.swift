@@ -118,9 +118,11 @@ struct LiveQueryWindowTests {
 
     @Test func anInvalidFilterSaysWhere() throws {
         let fixture = try ItemsFixture(rows: 10)
-        #expect(throws: StoreError.noSuchField(table: "items", field: "yeer")) {
-            _ = try LiveQuery(context: fixture.view, spec: LiveQuerySpec(table: "items", filter: "yeer >= 1990"), height: 5)
-        }
+        // A column that does not exist is named, with the place it was typed and the columns.
+        let unknown = storeError { _ = try LiveQuery(context: fixture.view, spec: LiveQuerySpec(table: "items", filter: "  yeer >= 1990"), height: 5) }
+        guard case .invalidFilter(let message, let offset)? = unknown else { Issue.record("\(String(describing: unknown))"); return }
+        #expect(offset == 2, "counted in the text as typed, leading spaces included")
+        #expect(message.hasPrefix("no column is named “yeer” (the columns: id, name, "))
         let error = storeError { _ = try LiveQuery(context: fixture.view, spec: LiveQuerySpec(table: "items", filter: "year >="), height: 5) }
         #expect(error?.message.contains("a value is missing after “>=”") == true)
     }
@@ -138,8 +140,21 @@ struct LiveQueryWindowTests {
         #expect(try FilterParser.parse("(year < 1960 or year > 2000) and not category = books", table: table, searchColumns: columns)
             == .and([.or([.compare("year", .less, 1960), .compare("year", .greater, 2000)]), .not(.compare("category", .equal, "books"))]))
         #expect(try FilterParser.parse("name ~ ember", table: table, searchColumns: columns) == .contains(["name"], "ember"))
-        #expect(throws: StoreError.invalidFilter(message: "a parenthesis is never closed", offset: 0)) {
+        // What more typing would finish is reported at the end, naming where it opened.
+        #expect(throws: StoreError.invalidFilter(message: "the parenthesis opened at character 1 is never closed", offset: 9)) {
             _ = try FilterParser.parse("(year > 1", table: table, searchColumns: columns)
         }
+        #expect(throws: StoreError.invalidFilter(message: "the quote opened at character 8 is never closed", offset: 10)) {
+            _ = try FilterParser.parse("name = 'Le", table: table, searchColumns: columns)
+        }
+        #expect(throws: StoreError.invalidFilter(message: "something is missing at the end", offset: 16)) {
+            _ = try FilterParser.parse("year >= 1990 and ", table: table, searchColumns: columns)
+        }
+        #expect(throws: StoreError.invalidFilter(message: "something is missing at the end", offset: 3)) {
+            _ = try FilterParser.parse("not", table: table, searchColumns: columns)
+        }
+        // A stray quote among words is still searched for; after a comparison it is not.
+        #expect(try FilterParser.parse("O'Brien rare", table: table, searchColumns: columns) == .contains(columns, "O'Brien rare"))
+        #expect(try FilterParser.parse("name ~ \"O'Brien\"", table: table, searchColumns: columns) == .contains(["name"], "O'Brien"))
     }
 }
