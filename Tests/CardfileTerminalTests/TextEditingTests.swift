@@ -82,6 +82,25 @@ struct TextEditingTests {
         #expect(TextField().cursor(in: small.area, state: &wide) == Point(x: 2, y: 0))
     }
 
+    /// The mark restyles the cells of the character at its index (or the cell after the text),
+    /// counting wide characters as two, and nothing when it is scrolled out of view.
+    @Test func fieldMarksOneCharacter() {
+        func marked(_ text: String, mark: Int, width: Int = 10, home: Bool = true) -> [Int] {
+            var state = field(text)
+            if home { state.handle(KeyEvent(.home)) }
+            var buffer = Buffer(size: Size(width: width, height: 1))
+            TextField(style: .plain, mark: mark).render(in: buffer.area, buffer: &buffer, state: &state)
+            return (0..<width).filter { buffer[$0, 0].style.attributes.contains(.reverse) }
+        }
+        #expect(marked("abc", mark: 1) == [1])
+        #expect(marked("abc", mark: 3) == [3], "at the end: the cell after the text")
+        #expect(marked("中文x", mark: 1) == [2, 3], "a wide character is marked whole")
+        #expect(marked("中文x", mark: 2) == [4])
+        #expect(marked("0123456789abcdef", mark: 2, width: 6, home: false) == [], "scrolled out of view")
+        #expect(marked("0123456789abcdef", mark: 16, width: 6, home: false) == [5])
+        #expect(marked("abcdefghij", mark: 10, width: 10) == [], "past the field's edge")
+    }
+
     @Test func textAreaWrapsAndMovesByLine() {
         var state = TextAreaState(text: "first line\nsecond")
         var buffer = Buffer(size: Size(width: 6, height: 3))
