@@ -107,7 +107,13 @@ extension CardfileApp {
         }
         if let commands = common(action, now: now) { return commands }
         do {
-            if try list.handle(action) { return [] }
+            if try list.handle(action) {
+                if action == .last, list.live.isWaitingToJump {
+                    show("Going to the last row once the sort is done.", role: .muted, now: now)
+                    notice?.aboutAWaitingJump = true
+                }
+                return []
+            }
         } catch {
             show(error.message, role: .error, now: now)
             return []

@@ -14,6 +14,10 @@ extension CardfileApp {
                 show(count.known == 0 ? "The list is empty." : "The list has \(ValueText.count(count.known)) rows: this is the last.", role: .warning, now: now)
             } else {
                 try list.live.jump(toRow: row - 1)
+                if list.live.isWaitingToJump {
+                    show("Going to row \(ValueText.count(row)) once the sort is done.", role: .muted, now: now)
+                    notice?.aboutAWaitingJump = true
+                }
             }
         } catch {
             show(error.message, role: .error, now: now)

@@ -93,6 +93,8 @@ public final class CardfileApp {
         /// Says a save did not happen (busy, refused): the next save that succeeds clears it,
         /// quiet autosaves included, so it never outlives the `saved` beside it.
         var aboutAFailedSave = false
+        /// Says the list waits for its sort to make a jump: it goes when the jump is made.
+        var aboutAWaitingJump = false
     }
 
     /// How long a notice stays.
@@ -201,6 +203,7 @@ public final class CardfileApp {
             } catch {
                 show(error.message, role: .error, now: now)
             }
+            if notice?.aboutAWaitingJump == true, !list.live.isWaitingToJump { notice = nil }
         }
         lookUpLabels()
         return []

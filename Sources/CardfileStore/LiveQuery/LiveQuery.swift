@@ -87,6 +87,18 @@ public final class LiveQuery {
     /// True while the first page of a new order is read in the background.
     public var isAwaitingFirstWindow: Bool { firstWindowKeepsSelection != nil }
 
+    /// A jump asked for while the order is still being sorted in the background, made once
+    /// the sort arrives (before it, positions past the window are not known). Another move
+    /// or a new order drops it.
+    enum PendingJump: Equatable {
+        case row(Int)
+        case end
+    }
+    var pendingJump: PendingJump?
+
+    /// True while a jump waits for the background sort (see ``jump(toRow:)``).
+    public var isWaitingToJump: Bool { pendingJump != nil }
+
     /// Opens a live query on `context`'s table and loads its first window.
     /// - Parameters:
     ///   - height: rows in the window (the list's visible lines).
@@ -152,6 +164,7 @@ public final class LiveQuery {
 
     private func start(keepingSelection: Bool) throws(StoreError) {
         specVersion += 1
+        pendingJump = nil
         positions = nil
         sorted = nil
         sortedGone = []
@@ -333,11 +346,19 @@ public final class LiveQuery {
             builtAt = (stamp, data)
             if data == dataVersion { backgroundWanted = false }
             try reanchorSorted(old: old, oldKeys: oldKeys)
+            if let waiting = pendingJump {
+                pendingJump = nil
+                switch waiting {
+                case .row(let position): try jump(toRow: position)
+                case .end: try jumpToEnd()
+                }
+            }
         case .firstPage(let rows, let stamp):
             guard stamp == specVersion, firstWindowKeepsSelection != nil else { return }
             installFirstPage(try read { db in try self.slice(fromStored: rows, first: 0, position: 0, db: db) })
         case .failed(let error, let stamp):
             guard stamp == specVersion else { return }
+            pendingJump = nil
             if firstWindowKeepsSelection != nil {
                 // The first page failed: the next update tries the full sort, which places
                 // the window when it is done.

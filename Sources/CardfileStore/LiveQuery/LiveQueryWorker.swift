@@ -29,7 +29,8 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
     let table: String
     private let wake: @Sendable () -> Void
     private let state = Locked(State())
-    private let queue = DispatchQueue(label: "cardfile.livequery", qos: .utility)
+    /// Where jobs run, one at a time. (Tests hold it to keep a sort from finishing.)
+    let queue = DispatchQueue(label: "cardfile.livequery", qos: .utility)
 
     init(table: String, wake: @escaping @Sendable () -> Void) {
         self.table = table
