@@ -24,13 +24,32 @@ struct WidgetTests {
         ])
     }
 
-    @Test func tableShrinksColumnsAndKeepsWideCharactersWhole() {
+    /// Short columns are never squeezed: when they do not all fit, whole ones from the
+    /// focused column's side show (the sideways scroll), wide characters whole.
+    @Test func tableScrollsSidewaysRatherThanSqueezingShortColumns() {
         #expect(render(17, 4, table) == [
-            "  Name  City  Age",
-            "  Ada   Lond…  36",
-            "● 山田… 東京   41",
-            "✗ Zoë … Pari…   7",
+            "  City     Age   ",
+            "  London    36   ",
+            "● 東京      41   ",
+            "✗ Paris 🇫🇷   7   ",
         ])
+    }
+
+    /// Long text (wider than the cap) takes the cap when there is room and narrows first,
+    /// down to its title; short columns stay whole meanwhile.
+    @Test func longTextNarrowsFirstAndShortColumnsStayWhole() {
+        let long = Table(
+            columns: [TableColumn("id", maxWidth: 10, alignment: .right), TableColumn("notes", maxWidth: 10), TableColumn("isbn", maxWidth: 16)],
+            rows: [["1", "a long note about the book", "9781000000009"], ["22", "short", "9781000000016"]])
+        #expect(long.layout(width: 40).map(\.width) == [3, 10, 13], "the cap when there is room")
+        #expect(long.layout(width: 26).map(\.width) == [3, 8, 13], "narrower, down to its least (8 cells)")
+        #expect(render(28, 2, long) == ["   id notes    isbn         ", "    1 a long … 9781000000009"])
+        // One cell less and the three no longer fit: whole columns, the long one at its cap.
+        #expect(render(27, 2, long) == ["   id notes                ", "    1 a long no…           "])
+        // Too narrow even then: whole columns, the focused one among them.
+        let narrow = Table(columns: long.columns, rows: long.rows, focusedColumn: 2, firstColumn: 0)
+        #expect(narrow.layout(width: 22).map(\.index) == [1, 2])
+        #expect(narrow.layout(width: 20).map(\.index) == [2])
     }
 
     @Test func tableStylesSelectionMarksAndFocus() {

@@ -17,6 +17,12 @@ extension CardfileApp {
         case .pinKey:
             guard list.setPinned(!list.pinned) else { return show("\(list.table.name) has no key column to pin.", role: .warning, now: now) }
             show(list.pinned ? "The key stays at the left." : "The key scrolls with the rest.", role: .muted, now: now)
+        case .toggleWidth:
+            guard let (name, width) = list.toggleFocusedWidth() else { return }
+            show(width.map { "\(name) is \($0) wide: _ again gives it back its natural width." } ?? "\(name) has its natural width again.", role: .muted, now: now)
+        case .narrowColumn, .widenColumn:
+            guard let (name, width) = list.resizeFocused(by: action == .narrowColumn ? -2 : 2) else { return }
+            show("\(name) is \(width) wide: _ gives it back its natural width.", role: .muted, now: now)
         default:
             return
         }

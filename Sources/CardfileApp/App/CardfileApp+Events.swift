@@ -10,7 +10,10 @@ extension CardfileApp {
             size = newSize
             for form in screens.forms { form.visibleHeight = listHeight }
             do {
-                for list in screens.lists { try list.setHeight(listHeight) }
+                for list in screens.lists {
+                    try list.setHeight(listHeight)
+                    list.areaWidth = size.width
+                }
             } catch {
                 show(error.message, role: .error, now: now)
             }
@@ -137,7 +140,7 @@ extension CardfileApp {
             findAgain(backward: action == .findPrevious, now: now)
         case .copyCell:
             return copyCell(now: now)
-        case .hideColumn, .showColumns, .pinKey:
+        case .hideColumn, .showColumns, .pinKey, .toggleWidth, .narrowColumn, .widenColumn:
             changeColumns(action, now: now)
         case .copyRecord, .copyRecordJSON:
             return copyRecord(json: action == .copyRecordJSON, now: now)

@@ -41,6 +41,10 @@ extension CardfileApp {
             form.focusField(index)
         case (.list, .list(let list)), (.list, .picker(let list, _, _)):
             let hit = list.hit(mouse.position, in: area)
+            if hit.isHeader, let column = hit.column {
+                do { try list.sortByHeader(column: column) } catch { show(error.message, role: .error, now: now) }
+                return []
+            }
             if let column = hit.column { list.focus(column: column) }
             guard let row = hit.row else { return [] }
             do { try list.select(line: row) } catch { show(error.message, role: .error, now: now) }

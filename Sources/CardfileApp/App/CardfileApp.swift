@@ -127,7 +127,9 @@ public final class CardfileApp {
         let first: TableSchema? = if let name = options.table { container.schema.table(named: name) } else { all.count == 1 ? all[0] : nil }
         if let name = options.table, first == nil { throw StoreError.noSuchTable(name) }
         if let first {
-            screens = ScreenStack(.list(try Self.makeList(first, context: view, choice: choices[first.name], height: max(1, size.height - 3), inbox: inbox)))
+            let list = try Self.makeList(first, context: view, choice: choices[first.name], height: max(1, size.height - 3), inbox: inbox)
+            list.areaWidth = size.width
+            screens = ScreenStack(.list(list))
         } else {
             screens = ScreenStack(.tables(TablesScreen(tables: all)))
             countRows()
@@ -204,6 +206,7 @@ public final class CardfileApp {
                 show(error.message, role: .error, now: now)
             }
             if notice?.aboutAWaitingJump == true, !list.live.isWaitingToJump { notice = nil }
+            list.noteShownWidths()
         }
         lookUpLabels()
         return []
@@ -283,7 +286,9 @@ public final class CardfileApp {
 
     /// A live list of `table` on the view context, with the columns remembered for it.
     func makeList(_ table: TableSchema) throws(StoreError) -> ListScreen {
-        try Self.makeList(table, context: view, choice: columnChoices[table.name], height: listHeight, inbox: inbox)
+        let list = try Self.makeList(table, context: view, choice: columnChoices[table.name], height: listHeight, inbox: inbox)
+        list.areaWidth = size.width
+        return list
     }
 
     private static func makeList(

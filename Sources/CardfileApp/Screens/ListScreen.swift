@@ -13,6 +13,23 @@ final class ListScreen {
     private(set) var columns: [ColumnDescription]
     /// The key's columns stay at the left while the others scroll sideways.
     private(set) var pinned = false
+    /// Widths the person chose (`_`, `<`, `>`), by column name.
+    private(set) var chosenWidths: [String: Int] = [:]
+    /// The widest value drawn so far in each column: columns widen to fit what scrolls by and
+    /// do not narrow again (see ``noteShownWidths()``).
+    private var seenWidths: [String: Int] = [:]
+    /// The first column of the part that scrolls sideways (kept so that moving the focus
+    /// scrolls only as far as it must).
+    private(set) var firstColumn = 0
+    /// The width of the screen the list is drawn on (the app sets it).
+    var areaWidth = 80 {
+        didSet { keepFocusInView() }
+    }
+
+    /// Columns wider than this are long text: they take this width when there is room and
+    /// share what remains; anything narrower is always shown whole. 32 cells, less on a narrow
+    /// screen (a third of it, never below 16: ISBNs, dates and codes stay whole at 40 columns).
+    var longTextWidth: Int { min(32, max(16, areaWidth / 3)) }
 
     init(context: ObjectContext, table: TableSchema, height: Int, refreshInterval: Duration, choice: ColumnChoice? = nil,
          wake: @escaping @Sendable () -> Void) throws(StoreError) {
@@ -27,6 +44,9 @@ final class ListScreen {
             // Columns remembered that the table no longer has are left out.
             _ = choose(choice.shown.filter { name in allColumns.contains { $0.name.caseInsensitiveCompare(name) == .orderedSame } })
             if choice.pinned { _ = setPinned(true) }
+            for (name, width) in choice.widths ?? [:] {
+                if let column = allColumns.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame }) { chosenWidths[column.name] = width }
+            }
         }
     }
 
@@ -41,13 +61,14 @@ final class ListScreen {
         case .pageDown: try live.pageDown()
         case .first: try live.jumpToStart()
         case .last: try live.jumpToEnd()
-        case .left: focusedColumn = max(0, focusedColumn - 1)
-        case .right: focusedColumn = min(max(0, columns.count - 1), focusedColumn + 1)
+        case .left: focus(column: focusedColumn - 1)
+        case .right: focus(column: focusedColumn + 1)
         case .sortAscending, .sortDescending:
             guard columns.indices.contains(focusedColumn) else { return true }
             var spec = live.spec
             spec.sort = [ColumnSort(columns[focusedColumn].name, ascending: action == .sortAscending)]
             try live.setSpec(spec)
+            keepFocusInView()
         default:
             return false
         }
@@ -85,6 +106,27 @@ final class ListScreen {
         return "row \(ValueText.count(position + 1)) of \(total)"
     }
 
+    /// The header's title for `column`: its name, and its rank and direction in the sort
+    /// (`name↑`; `name↑1 year↓2` when several columns sort).
+    func headerTitle(_ column: String) -> String {
+        let sort = live.spec.sort
+        guard let rank = sort.firstIndex(where: { $0.column.caseInsensitiveCompare(column) == .orderedSame }) else { return column }
+        return column + (sort[rank].ascending ? "↑" : "↓") + (sort.count > 1 ? String(rank + 1) : "")
+    }
+
+    /// A click on a column's header: sorts by it, ascending, or the other way round when it
+    /// already sorts alone.
+    func sortByHeader(column index: Int) throws(StoreError) {
+        guard columns.indices.contains(index) else { return }
+        focus(column: index)
+        let name = columns[index].name
+        var spec = live.spec
+        let ascending = !(spec.sort.count == 1 && spec.sort[0].column == name && spec.sort[0].ascending)
+        spec.sort = [ColumnSort(name, ascending: ascending)]
+        try live.setSpec(spec)
+        keepFocusInView()
+    }
+
     var sortText: String? {
         guard let sort = live.spec.sort.first else { return nil }
         return "sort: \(sort.column) \(sort.ascending ? "↑" : "↓")"
@@ -104,7 +146,70 @@ final class ListScreen {
 
     /// The choice to remember; nil when every column shows in table order, unpinned.
     var choice: ColumnChoice? {
-        columns.map(\.name) == allColumns.map(\.name) && !pinned ? nil : ColumnChoice(shown: columns.map(\.name), pinned: pinned)
+        columns.map(\.name) == allColumns.map(\.name) && !pinned && chosenWidths.isEmpty
+            ? nil : ColumnChoice(shown: columns.map(\.name), pinned: pinned, widths: chosenWidths)
+    }
+
+    // MARK: - Widths
+
+    /// The focused column's width as drawn now.
+    private var focusedWidth: Int? {
+        let table = drawnTable()
+        return table.layout(width: contentWidth(of: table)).first { $0.index == focusedColumn }?.width
+    }
+
+    /// `_`: the focused column at the width of its longest value shown (up to the screen), or
+    /// back to its natural width. Returns the name and the width now chosen (nil: natural).
+    func toggleFocusedWidth() -> (name: String, width: Int?)? {
+        guard columns.indices.contains(focusedColumn) else { return nil }
+        let name = columns[focusedColumn].name
+        if chosenWidths.removeValue(forKey: name) != nil {
+            keepFocusInView()
+            return (name, nil)
+        }
+        let table = drawnTable()
+        let full = min(table.naturalWidths()[focusedColumn], max(1, contentWidth(of: table)))
+        chosenWidths[name] = full
+        keepFocusInView()
+        return (name, full)
+    }
+
+    /// `<` and `>`: the focused column `by` cells narrower or wider than drawn now.
+    func resizeFocused(by delta: Int) -> (name: String, width: Int)? {
+        guard columns.indices.contains(focusedColumn), let current = focusedWidth else { return nil }
+        let name = columns[focusedColumn].name
+        let width = min(max(1, current + delta), max(1, contentWidth(of: drawnTable())))
+        chosenWidths[name] = width
+        keepFocusInView()
+        return (name, width)
+    }
+
+    /// Folds the widths of the values in the window into what has been seen (the app calls
+    /// it once a frame's data is in), so columns keep the width of what scrolled by.
+    func noteShownWidths() {
+        let window = live.window
+        var grew = false
+        for (index, name) in window.columns.enumerated() {
+            var widest = seenWidths[name] ?? 0
+            for row in window.rows where index < row.values.count {
+                widest = max(widest, ValueText.cell(row.values[index]).displayWidth)
+            }
+            if widest != seenWidths[name] ?? 0 {
+                seenWidths[name] = widest
+                grew = true
+            }
+        }
+        if grew { keepFocusInView() }
+    }
+
+    /// Scrolls sideways as little as shows the focused column.
+    func keepFocusInView() {
+        let table = drawnTable()
+        firstColumn = table.scrolledFirstColumn(width: contentWidth(of: table))
+    }
+
+    private func contentWidth(of table: Table) -> Int {
+        table.contentWidth(in: Rect(x: 0, y: 0, width: areaWidth, height: live.height + 1))
     }
 
     /// The key's columns (those the list can show).
@@ -119,6 +224,7 @@ final class ListScreen {
         let name = columns.remove(at: focusedColumn).name
         focusedColumn = min(focusedColumn, columns.count - 1)
         if pinned, !keyColumns.allSatisfy({ key in columns.contains { $0.name == key } }) { pinned = false }
+        keepFocusInView()
         return name
     }
 
@@ -138,6 +244,7 @@ final class ListScreen {
         columns = chosen
         focusedColumn = focused.flatMap { name in columns.firstIndex { $0.name == name } } ?? 0
         if pinned { _ = setPinned(true) }
+        keepFocusInView()
         return []
     }
 
@@ -147,11 +254,13 @@ final class ListScreen {
         columns = allColumns
         focusedColumn = focused.flatMap { name in columns.firstIndex { $0.name == name } } ?? 0
         if pinned { _ = setPinned(true) }
+        keepFocusInView()
     }
 
     /// Pins the key's columns at the left (moving them first, showing them if hidden), or
     /// unpins; false when the table has no key column to pin.
     func setPinned(_ on: Bool) -> Bool {
+        defer { keepFocusInView() }
         guard on else { pinned = false; return true }
         let keys = keyColumns
         guard !keys.isEmpty else { return false }
@@ -165,6 +274,7 @@ final class ListScreen {
     /// Focuses column `index` of ``columns`` (a click).
     func focus(column index: Int) {
         focusedColumn = min(max(0, index), max(0, columns.count - 1))
+        keepFocusInView()
     }
 
     /// Selects the record on line `line` of the window (a click).
@@ -191,8 +301,9 @@ final class ListScreen {
     private func drawnTable() -> Table {
         let window = live.window
         let tableColumns = columns.map { column in
-            TableColumn(column.name, minWidth: 3, maxWidth: 40,
-                        alignment: column.affinity == .integer || column.affinity == .real || column.affinity == .numeric ? .right : .left)
+            TableColumn(headerTitle(column.name), minWidth: 1, maxWidth: longTextWidth,
+                        alignment: column.affinity == .integer || column.affinity == .real || column.affinity == .numeric ? .right : .left,
+                        width: chosenWidths[column.name], knownWidth: seenWidths[column.name] ?? 0)
         }
         let positions = columns.map { column in window.columns.firstIndex(of: column.name) ?? 0 }
         let rows = window.rows.map { row in positions.map { row.values.indices.contains($0) ? ValueText.cell(row.values[$0]) : "" } }
@@ -205,6 +316,7 @@ final class ListScreen {
             }
         }
         return Table(columns: tableColumns, rows: rows, marks: marks, selectedRow: window.selectedLine, focusedColumn: focusedColumn,
-                     scroll: ScrollPosition(first: window.firstRow, total: window.count.known), pinnedColumns: pinned ? keyColumns.count : 0)
+                     scroll: ScrollPosition(first: window.firstRow, total: window.count.known), pinnedColumns: pinned ? keyColumns.count : 0,
+                     firstColumn: firstColumn)
     }
 }

@@ -5,10 +5,13 @@ import Foundation
 public struct ColumnChoice: Codable, Equatable, Sendable {
     public var shown: [String]
     public var pinned: Bool
+    /// Widths chosen with `_`, `<` and `>`, by column name (absent in files written before).
+    public var widths: [String: Int]?
 
-    public init(shown: [String], pinned: Bool) {
+    public init(shown: [String], pinned: Bool, widths: [String: Int]? = nil) {
         self.shown = shown
         self.pinned = pinned
+        self.widths = widths?.isEmpty == true ? nil : widths
     }
 }
 

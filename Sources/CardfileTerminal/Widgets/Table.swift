@@ -1,17 +1,30 @@
 /// A column of a ``Table``.
+///
+/// Its natural width is the widest of its title, the values drawn and ``knownWidth``. A column
+/// whose natural width is at most ``maxWidth`` (a key, a number, a date, a code, short text) is
+/// always drawn whole; a wider one (long text) gets ``maxWidth`` when there is room and shares
+/// what remains otherwise, never below its title (up to ``maxWidth``) or ``minWidth``. A
+/// ``width`` chosen by the person overrides all of that.
 public struct TableColumn: Hashable, Sendable {
     public enum Alignment: Sendable { case left, right }
     public var title: String
     public var minWidth: Int
     public var maxWidth: Int
     public var alignment: Alignment
+    /// A width the person chose (`_`, `<`, `>`), drawn as it is; nil for the natural width.
+    public var width: Int?
+    /// The widest value the caller has drawn in this column before (a floor for the natural
+    /// width, so columns do not narrow as rows scroll by).
+    public var knownWidth: Int
 
-    public init(_ title: String, minWidth: Int = 3, maxWidth: Int = 40, alignment: Alignment = .left) {
+    public init(_ title: String, minWidth: Int = 3, maxWidth: Int = 40, alignment: Alignment = .left, width: Int? = nil, knownWidth: Int = 0) {
         self.title = title
         // No screen is 10,000 cells wide; holding widths there keeps the layout's sums small.
         self.minWidth = min(max(1, minWidth), 10_000)
         self.maxWidth = min(max(self.minWidth, maxWidth), 10_000)
         self.alignment = alignment
+        self.width = width.map { min(max(1, $0), 10_000) }
+        self.knownWidth = min(max(0, knownWidth), 10_000)
     }
 }
 
@@ -50,8 +63,9 @@ public struct ScrollPosition: Hashable, Sendable {
 }
 
 /// A list of records: a header, one line per row, a gutter of marks, a selected row, a focused
-/// column and a scroll indicator. Column widths fit the area and the data on screen; when the
-/// columns do not fit, the focused column stays visible.
+/// column and a scroll indicator. Columns get their natural widths (see ``TableColumn``); when
+/// they do not all fit, the table scrolls sideways by whole columns, from ``firstColumn``, as
+/// little as keeps the focused column in view.
 ///
 /// The table draws only the rows it is given (the live query's window); its scroll state
 /// belongs to the caller.
@@ -64,9 +78,12 @@ public struct Table: Widget {
     public var scroll: ScrollPosition?
     /// Leading columns kept at the left while the others scroll sideways (the key).
     public var pinnedColumns: Int
+    /// The first column of the part that scrolls sideways, as the caller last had it (the
+    /// layout moves it only as far as keeps the focused column in view).
+    public var firstColumn: Int
 
     public init(columns: [TableColumn], rows: [[String]], marks: [RowMark?] = [], selectedRow: Int? = nil, focusedColumn: Int? = nil,
-                scroll: ScrollPosition? = nil, pinnedColumns: Int = 0) {
+                scroll: ScrollPosition? = nil, pinnedColumns: Int = 0, firstColumn: Int = 0) {
         self.pinnedColumns = pinnedColumns
         self.columns = columns
         self.rows = rows
@@ -74,46 +91,99 @@ public struct Table: Widget {
         self.selectedRow = selectedRow
         self.focusedColumn = focusedColumn
         self.scroll = scroll
+        self.firstColumn = firstColumn
     }
 
-    /// The columns shown, in order, with their widths. When they do not all fit, the first
-    /// ``pinnedColumns`` stay at the left and a run of the others containing the focused one
-    /// fills the rest (scrolling sideways as the focus moves).
+    /// Each column's natural width: its title, the values drawn and what the caller has seen.
+    public func naturalWidths() -> [Int] {
+        columns.indices.map { index in
+            let column = columns[index]
+            var widest = max(column.minWidth, column.title.displayWidth, column.knownWidth)
+            for row in rows where index < row.count {
+                widest = max(widest, row[index].displayWidth)
+            }
+            return min(widest, 10_000)
+        }
+    }
+
+    /// The columns shown, in order, with their widths. Every column fits whole when it can:
+    /// long ones narrow first; when even that is too wide, the first ``pinnedColumns`` stay
+    /// at the left and whole columns from ``firstColumn`` on fill the rest (moved just enough to
+    /// show the focused one), any room left going to the long columns among them. Only a
+    /// column wider than the room it has (the area, less the pinned columns) is ever cut.
     public func layout(width: Int) -> [(index: Int, width: Int)] {
         guard !columns.isEmpty, width > 0 else { return [] }
-        let natural = columns.indices.map { index -> Int in
-            let column = columns[index]
-            let data = rows.map { index < $0.count ? $0[index].displayWidth : 0 }.max() ?? 0
-            return min(column.maxWidth, max(column.minWidth, column.title.displayWidth, data))
+        let natural = naturalWidths()
+        var preferred: [Int] = []
+        var least: [Int] = []
+        for (index, column) in columns.enumerated() {
+            if let chosen = column.width {
+                preferred.append(chosen)
+                least.append(chosen)
+            } else if natural[index] <= column.maxWidth {
+                preferred.append(natural[index])
+                least.append(natural[index])
+            } else {
+                // Long text: its cap when there is room, down to its title (or 8 cells).
+                preferred.append(column.maxWidth)
+                least.append(min(column.maxWidth, max(column.minWidth, column.title.displayWidth, 8)))
+            }
         }
         // One space between columns.
         func total(_ widths: ArraySlice<Int>) -> Int { widths.reduce(0, +) + max(0, widths.count - 1) }
         func all(_ widths: [Int]) -> [(index: Int, width: Int)] { widths.enumerated().map { ($0.offset, $0.element) } }
-        if total(natural[...]) <= width { return all(natural) }
-        // Shrink the widest columns first, down to their minimum.
-        var widths = natural
-        while total(widths[...]) > width {
-            guard let widest = widths.indices.filter({ widths[$0] > columns[$0].minWidth }).max(by: { widths[$0] < widths[$1] }) else { break }
-            widths[widest] -= 1
+        if total(preferred[...]) <= width { return all(preferred) }
+        // Long columns narrow first, the widest first, down to their least.
+        var widths = preferred
+        var excess = total(widths[...]) - width
+        while excess > 0 {
+            guard let widest = widths.indices.filter({ widths[$0] > least[$0] }).max(by: { widths[$0] < widths[$1] }) else { break }
+            let second = widths.indices.filter { $0 != widest && widths[$0] > least[$0] }.map { widths[$0] }.max() ?? least[widest]
+            let step = max(1, min(excess, widths[widest] - max(second, least[widest])))
+            widths[widest] -= step
+            excess -= step
         }
-        if total(widths[...]) <= width { return all(widths) }
-        // Still too wide: the pinned columns (when they leave room for another), then a run of
-        // columns containing the focused one.
+        if excess <= 0 { return all(widths) }
+        // Sideways: the pinned columns (when they leave room for another), then whole columns.
+        widths = least
         var pinned = min(max(0, pinnedColumns), columns.count - 1)
-        if pinned > 0, total(widths[0..<pinned]) + 1 + columns[pinned...].map(\.minWidth).min()! > width { pinned = 0 }
+        // (Pinned columns stay while they leave 4 cells for another; a column wider than what
+        // they leave is cut.)
+        if pinned > 0, total(widths[0..<pinned]) + 1 + min(4, widths[pinned...].min()!) > width { pinned = 0 }
         let room = pinned > 0 ? width - total(widths[0..<pinned]) - 1 : width
-        let focus = min(max(pinned, focusedColumn ?? 0), columns.count - 1)
-        var first = focus
-        var last = focus
-        while true {
-            if last + 1 < columns.count, total(widths[first...(last + 1)]) <= room { last += 1; continue }
-            if first > pinned, total(widths[(first - 1)...last]) <= room { first -= 1; continue }
-            break
-        }
+        // A focus on a pinned column leaves the scroll where it is.
+        let focused = min(max(0, focusedColumn ?? pinned), columns.count - 1)
+        let focus = focused < pinned ? min(max(pinned, firstColumn), columns.count - 1) : focused
+        var first = min(max(pinned, firstColumn), focus)
+        while first < focus, total(widths[first...focus]) > room { first += 1 }
+        // Room left at the end of the table is used for columns to the left.
+        while first > pinned, total(widths[(first - 1)...]) <= room { first -= 1 }
+        var last = first
+        while last + 1 < columns.count, total(widths[first...(last + 1)]) <= room { last += 1 }
         var shown = Array(widths[first...last])
-        if total(shown[...]) > room { shown[shown.count - 1] = max(1, room - (total(shown[...]) - shown[shown.count - 1])) }
+        if shown.count == 1, shown[0] > room { shown[0] = max(1, room) }
+        // What is left goes to the long columns shown, up to their cap.
+        var spare = room - total(shown[...])
+        for offset in shown.indices where spare > 0 {
+            let index = first + offset
+            let grow = min(spare, preferred[index] - shown[offset])
+            if grow > 0, columns[index].width == nil {
+                shown[offset] += grow
+                spare -= grow
+            }
+        }
         return (0..<pinned).map { ($0, widths[$0]) } + shown.enumerated().map { (first + $0.offset, $0.element) }
     }
+
+    /// The first column of the part that scrolls, as ``layout(width:)`` places it in a table
+    /// drawn `width` cells wide: what the caller keeps as ``firstColumn``.
+    public func scrolledFirstColumn(width: Int) -> Int {
+        let pinned = min(max(0, pinnedColumns), max(0, columns.count - 1))
+        return layout(width: width).map(\.index).first { $0 >= pinned } ?? firstColumn
+    }
+
+    /// The width of the area the columns get when the table is drawn in `area`.
+    public func contentWidth(in area: Rect) -> Int { frame(in: area).content.width }
 
     /// What is under `point` when the table is drawn in `area` (a mouse click): the row's
     /// index (nil on the header or below the rows) and the column's (nil between columns and
