@@ -125,4 +125,68 @@ struct ColumnTests {
             if header != expected { break }
         }
     }
+
+    /// The demo library at 80 columns: ISBNs, dates, years and headers whole, the long titles
+    /// and notes cut and sharing what remains.
+    @Test func shortColumnsAreWholeAndLongTextShares() throws {
+        let harness = try AppHarness(size: Size(width: 80, height: 24), demoRows: 40)
+        try harness.press(.char("j"), KeyEvent(.enter))                  // books
+        let header = harness.lines[0]
+        for name in ["id", "title", "author_id", "isbn", "year", "published", "pages", "rating", "notes"] {
+            #expect(header.contains(" \(name)"), "\(name) whole in \(header)")
+        }
+        let first = harness.lines[1]
+        #expect(first.contains("9781000000009") && first.contains("1974-01-01") && first.contains("1974"), "\(first)")
+        #expect(first.contains("The Dispo…"), "the long title is cut: \(first)")
+    }
+
+    /// `_` gives the focused column its longest value, `<` and `>` narrow and widen it by two,
+    /// `_` again its natural width; the choice is remembered for the next run.
+    @Test func chosenWidthsAreRememberedAcrossRuns() throws {
+        let state = TemporaryDirectory()
+        let options = CardfileApp.Options(autosave: nil, stateFolder: state.path)
+        let harness = try AppHarness(size: Size(width: 80, height: 24), options: options, demoRows: 40)
+        try harness.press(.char("j"), KeyEvent(.enter))                  // books
+        try harness.press(.char("l"))                                     // title
+        #expect(!harness.screen.contains("The Left Hand of Darkness"))
+        try harness.press(.char("_"))
+        #expect(harness.messageLine.contains("title is "), "\(harness.messageLine)")
+        #expect(harness.screen.contains("The Left Hand of Darkness"), "whole now")
+        try harness.press(.char("_"))
+        #expect(harness.messageLine.contains("title has its natural width again"))
+        #expect(!harness.screen.contains("The Left Hand of Darkness"))
+        let natural = try #require(harness.lines[0].range(of: "author_id")).lowerBound
+        try harness.press(.char(">"), .char(">"))
+        let wider = try #require(harness.lines[0].range(of: "author_id")).lowerBound
+        #expect(harness.lines[0].distance(from: natural, to: wider) == 4, "two cells a press: \(harness.lines[0])")
+        try harness.press(.char("<"))
+        #expect(harness.messageLine.contains("title is "), "\(harness.messageLine)")
+        try harness.settle()
+        let stored = try String(contentsOfFile: state.file("columns.json"), encoding: .utf8)
+        #expect(stored.contains("\"widths\"") && stored.contains("\"title\""), "\(stored)")
+
+        var again = options
+        again.workingFolder = harness.directory.path
+        again.table = "books"
+        let second = try CardfileApp(container: harness.container, options: again, size: harness.backend.size, clock: harness.clock, inbox: harness.inbox)
+        var frame = Buffer(size: harness.backend.size)
+        _ = second.view(into: &frame)
+        #expect(frame.lines[0] == harness.lines[0], "the same widths in the next run:\n\(frame.lines[0])\n\(harness.lines[0])")
+    }
+
+    /// The header marks the sort; a click on a header sorts by it, a second click turns it round.
+    @Test func theHeaderShowsAndTakesTheSort() throws {
+        let harness = try AppHarness()
+        try harness.press(.char("l"), .char("]"))
+        #expect(try harness.waitFor { _ in harness.lines[0].contains("name↓") && !harness.statusLine.contains("sorting") })
+        let age = try #require(harness.lines[0].range(of: "age")).lowerBound
+        let x = harness.lines[0].distance(from: harness.lines[0].startIndex, to: age)
+        try MouseTests.click(harness, x: x, y: 0)
+        #expect(try harness.waitFor { _ in harness.lines[0].contains("age↑") && !harness.statusLine.contains("sorting") })
+        #expect(!harness.lines[0].contains("name↓"))
+        #expect(harness.lines[1].contains("Margaret") && harness.lines[2].contains("Linus"), "NULL, then the youngest: \(harness.screen)")
+        try MouseTests.click(harness, x: x, y: 0)
+        #expect(try harness.waitFor { _ in harness.lines[0].contains("age↓") && !harness.statusLine.contains("sorting") })
+        #expect(harness.lines[1].contains("Grace"), "oldest first: \(harness.lines[1])")
+    }
 }

@@ -18,6 +18,8 @@ final class ListScreen {
     /// The widest value drawn so far in each column: columns widen to fit what scrolls by and
     /// do not narrow again (see ``noteShownWidths()``).
     private var seenWidths: [String: Int] = [:]
+    /// The window last folded into ``seenWidths`` (most frames bring no new one).
+    private var notedWindow: LiveWindow?
     /// The first column of the part that scrolls sideways (kept so that moving the focus
     /// scrolls only as far as it must).
     private(set) var firstColumn = 0
@@ -188,6 +190,8 @@ final class ListScreen {
     /// it once a frame's data is in), so columns keep the width of what scrolled by.
     func noteShownWidths() {
         let window = live.window
+        guard window != notedWindow else { return }
+        notedWindow = window
         var grew = false
         for (index, name) in window.columns.enumerated() {
             var widest = seenWidths[name] ?? 0

@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// The demo's books at the sizes people use: keys, codes and dates whole, headers apart, and at
+/// 40 columns the rest reached by scrolling sideways.
+@Suite("Columns in tmux", .serialized)
+struct ColumnsTmuxTests {
+    @Test(arguments: zip([120, 80, 40], [30, 24, 12]))
+    func shortColumnsAreWholeAtEverySize(width: Int, height: Int) throws {
+        let (session, _) = try EditorTmuxTests.editor(rows: 40, table: "books", width: width, height: height)
+        defer { session.close() }
+        let screen = try session.waitFor { $0.contains("Enter open") }
+        let header = screen.split(separator: "\n")[0]
+        if width >= 80 {
+            for name in ["id", "title", "author_id", "isbn", "year", "published", "pages", "rating", "notes"] {
+                #expect(header.contains(" \(name)"), "\(name) whole at \(width): \(header)")
+            }
+            #expect(screen.contains("9781000000009") && screen.contains("1974-01-01"), "\(screen)")
+        } else {
+            #expect(header.contains(" id") && header.contains(" title"), "\(header)")
+            // Sideways, whole columns: the ISBN, then the date.
+            try session.send(keys: ["l", "l", "l"])
+            try session.waitFor { $0.split(separator: "\n")[0].contains(" isbn") && $0.contains("9781000000009") }
+            try session.send(keys: ["l", "l"])
+            try session.waitFor { $0.split(separator: "\n")[0].contains("published") && $0.contains("1974-01-01") }
+        }
+        try session.send(keys: ["C-q"])
+        #expect(try session.waitForExit() == 0)
+    }
+}
