@@ -19,7 +19,7 @@ final class ListScreen {
     /// do not narrow again (see ``noteShownWidths()``).
     private var seenWidths: [String: Int] = [:]
     /// The window last folded into ``seenWidths`` (most frames bring no new one).
-    private var notedWindow: LiveWindow?
+    private var notedWindow: UInt64?
     /// The first column of the part that scrolls sideways (kept so that moving the focus
     /// scrolls only as far as it must).
     private(set) var firstColumn = 0
@@ -189,9 +189,9 @@ final class ListScreen {
     /// Folds the widths of the values in the window into what has been seen (the app calls
     /// it once a frame's data is in), so columns keep the width of what scrolled by.
     func noteShownWidths() {
+        guard live.windowVersion != notedWindow else { return }
+        notedWindow = live.windowVersion
         let window = live.window
-        guard window != notedWindow else { return }
-        notedWindow = window
         var grew = false
         for (index, name) in window.columns.enumerated() {
             var widest = seenWidths[name] ?? 0

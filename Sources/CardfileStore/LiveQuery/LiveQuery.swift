@@ -30,7 +30,12 @@ import GRDB
 public final class LiveQuery {
     public let context: ObjectContext
     public private(set) var spec: LiveQuerySpec
-    public internal(set) var window: LiveWindow
+    public internal(set) var window: LiveWindow {
+        didSet { windowVersion &+= 1 }
+    }
+    /// Counts the windows installed: a reader that remembers it learns in O(1) whether the
+    /// window may have changed since (equal windows may count twice; a changed one always does).
+    public private(set) var windowVersion: UInt64 = 0
     /// Rows in the window.
     public private(set) var height: Int
     /// The shortest time between two refreshes caused by data changes.
