@@ -187,6 +187,23 @@ struct EditorTests {
         #expect(try harness.disk("SELECT count(*) FROM cards") == 4.databaseValue)
     }
 
+    /// Read-only: the hints do not offer adding or deleting, and `a` is refused at once with
+    /// the reason (no form of a record that could never be saved).
+    @Test func readOnlyOffersNoAddAndRefusesItAtOnce() throws {
+        let harness = try AppHarness(readOnly: true)
+        try harness.settle()
+        #expect(harness.messageLine.hasPrefix("Enter open · / filter · [ ] sort"), "\(harness.messageLine)")
+        try harness.press(.char("a"))
+        #expect(!harness.lines[0].contains("cards › ") && harness.lines[0].contains("name"), "still the list: \(harness.lines[0])")
+        #expect(harness.messageLine.hasPrefix("Read-only: opened with --read-only. No record can be added."), "\(harness.messageLine)")
+        try harness.press(KeyEvent(.enter))
+        try harness.advance(.seconds(6))                                  // the notice goes
+        #expect(harness.messageLine.hasPrefix("Esc back · F1 help"), "a read-only form offers no save: \(harness.messageLine)")
+        // A writable list offers both.
+        let writable = try AppHarness()
+        #expect(writable.messageLine.hasPrefix("Enter open · a add · d delete · / filter"))
+    }
+
     @Test func quittingWithPendingChangesAsks() throws {
         let harness = try AppHarness()
         try harness.press(KeyEvent(.enter))

@@ -147,7 +147,11 @@ struct ForeignKeyTests {
         try harness.press(.control("r"), .char("2"))       // prizes.author
         #expect(try harness.waitFor { _ in harness.statusLine.contains("of 1") })
         #expect(harness.screen.contains("Hugo"))
-        try harness.press(.char("q"), KeyEvent(.escape))
+        #expect(harness.messageLine.contains("q or Esc goes back"))
+        // Esc leaves it too, as the message says.
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.lines[0].contains("authors › 1"), "\(harness.lines[0])")
+        try harness.press(KeyEvent(.escape))
         #expect(harness.lines[0].contains("books › 1"))
         // A table nothing references says so.
         try harness.press(.control("r"))

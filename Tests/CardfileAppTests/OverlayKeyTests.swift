@@ -59,4 +59,15 @@ struct OverlayKeyTests {
         try harness.press(.char("y"))
         #expect(try harness.disk("SELECT count(*) FROM cards") == 3.databaseValue)
     }
+
+    /// Every prompt, dialog, panel and the form answer Esc (the reading panel closes on any key
+    /// and names Esc in its help); a list opened from a form (Ctrl-R) leaves on Esc too.
+    @Test func escLeavesEveryOverlay() throws {
+        for (title, map) in KeyMaps.all where title != "Tables" {
+            let handles = map.action(for: KeyEvent(.escape)) != nil
+                || map.bindings.contains { $0.keysText?.contains("Esc") == true }
+            #expect(handles, "\(title) answers Esc")
+        }
+        #expect(KeyMaps.list.action(for: KeyEvent(.escape)) == .leave)
+    }
 }

@@ -144,6 +144,9 @@ extension CardfileApp {
             changeColumns(action, now: now)
         case .copyRecord, .copyRecordJSON:
             return copyRecord(json: action == .copyRecordJSON, now: now)
+        case .leave:
+            // Esc leaves a list opened from a form (Ctrl-R); a table's own list stays (q leaves it).
+            if case .form? = screens.belowTop { goBack() }
         case .back where screens.isAtBottom:
             return quit(force: false, now: now)
         case .back:

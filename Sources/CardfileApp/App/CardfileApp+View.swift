@@ -105,8 +105,13 @@ extension CardfileApp {
 
     private var hint: String {
         switch screens.top {
-        case .form: "Ctrl-S save · Esc back · Ctrl-N NULL · F1 help"
-        case .list: "Enter open · a add · d delete · / filter · [ ] sort · : commands · ? help"
+        case .form(let form): form.readOnly == nil ? "Ctrl-S save · Esc back · Ctrl-N NULL · F1 help" : "Esc back · F1 help"
+        case .list(let list):
+            // What cannot be done here is not offered.
+            (["Enter open"]
+                + (readOnlyReason == nil && Self.refusal(.insert, in: list.table) == nil ? ["a add"] : [])
+                + (readOnlyReason == nil && Self.refusal(.delete, in: list.table) == nil ? ["d delete"] : [])
+                + ["/ filter", "[ ] sort", ": commands", "? help"]).joined(separator: " · ")
         case .picker: "Enter chooses · / filter · [ ] sort · Esc back without changing the field · ? help"
         case .tables: "Enter open · q quit · ? help"
         }

@@ -309,7 +309,10 @@ public final class CardfileApp {
 
     /// Opens the form of `id` in `table` (an editor context, a child of the view context).
     func openForm(_ id: ObjectID?, table: TableSchema, now: ContinuousClock.Instant) {
-        if id == nil, readOnlyReason == nil, let refusal = Self.refusal(.insert, in: table) {
+        if id == nil, let readOnlyReason {
+            return show("Read-only: \(readOnlyReason). No record can be added.", role: .warning, now: now)
+        }
+        if id == nil, let refusal = Self.refusal(.insert, in: table) {
             return show(refusal, role: .warning, now: now)
         }
         let editor = container.editorContext(parent: view, name: "form")
@@ -326,7 +329,6 @@ public final class CardfileApp {
         let form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)
         form.visibleHeight = listHeight
         screens.push(.form(form))
-        if id == nil, readOnlyReason != nil { show("Read-only: \(readOnlyReason!). The new record cannot be saved.", role: .warning, now: now) }
     }
 
     /// Why the records of `table` cannot be changed, in words (for the status bar and a

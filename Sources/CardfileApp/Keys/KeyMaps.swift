@@ -56,6 +56,7 @@ public enum KeyMaps {
         KeyBinding([.char("x")], .exportFile, help: "Export the list as shown (filter, sort) to a file", section: "List"),
         KeyBinding([.char("R")], .report, help: "The last import's or export's report", section: "List"),
         KeyBinding([.char("q")], .back, help: "Back to the tables (quits at the top)", section: "List"),
+        KeyBinding([KeyEvent(.escape)], .leave, help: "Back to the form a list was opened from (Ctrl-R, Ctrl-P)", section: "List"),
         KeyBinding([.char(":")], .commandLine, help: "Command line (:123 goes to row 123; :help lists the commands)", section: "List"),
         KeyBinding([.char("?")], .help, help: "Show or hide the help", section: "List"),
     ] + anywhere)
