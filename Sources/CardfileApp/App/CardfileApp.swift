@@ -127,9 +127,7 @@ public final class CardfileApp {
         let first: TableSchema? = if let name = options.table { container.schema.table(named: name) } else { all.count == 1 ? all[0] : nil }
         if let name = options.table, first == nil { throw StoreError.noSuchTable(name) }
         if let first {
-            let list = try Self.makeList(first, context: view, choice: choices[first.name], height: max(1, size.height - 3), inbox: inbox)
-            list.areaWidth = size.width
-            screens = ScreenStack(.list(list))
+            screens = ScreenStack(.list(try Self.makeList(first, context: view, choice: choices[first.name], size: size, inbox: inbox)))
         } else {
             screens = ScreenStack(.tables(TablesScreen(tables: all)))
             countRows()
@@ -286,20 +284,23 @@ public final class CardfileApp {
 
     /// A live list of `table` on the view context, with the columns remembered for it.
     func makeList(_ table: TableSchema) throws(StoreError) -> ListScreen {
-        let list = try Self.makeList(table, context: view, choice: columnChoices[table.name], height: listHeight, inbox: inbox)
+        try Self.makeList(table, context: view, choice: columnChoices[table.name], size: size, inbox: inbox)
+    }
+
+    private static func makeList(
+        _ table: TableSchema, context: ObjectContext, choice: ColumnChoice?, size: Size, inbox: Inbox
+    ) throws(StoreError) -> ListScreen {
+        let list = try ListScreen(context: context, table: table, height: listHeight(for: size), refreshInterval: refreshInterval,
+                                  choice: choice, wake: { inbox.poke() })
         list.areaWidth = size.width
         return list
     }
 
-    private static func makeList(
-        _ table: TableSchema, context: ObjectContext, choice: ColumnChoice?, height: Int, inbox: Inbox
-    ) throws(StoreError) -> ListScreen {
-        try ListScreen(context: context, table: table, height: height, refreshInterval: refreshInterval, choice: choice, wake: { inbox.poke() })
-    }
-
     /// Rows the list shows (and lines a form's fields have): the screen less the header or
     /// title, the status bar and the message line.
-    var listHeight: Int { max(1, size.height - 3) }
+    var listHeight: Int { Self.listHeight(for: size) }
+
+    static func listHeight(for size: Size) -> Int { max(1, size.height - 3) }
 
     /// Opens the form of `id` (nil: a new record) over the list.
     func openForm(_ id: ObjectID?, now: ContinuousClock.Instant) {

@@ -67,10 +67,7 @@ final class ListScreen {
         case .right: focus(column: focusedColumn + 1)
         case .sortAscending, .sortDescending:
             guard columns.indices.contains(focusedColumn) else { return true }
-            var spec = live.spec
-            spec.sort = [ColumnSort(columns[focusedColumn].name, ascending: action == .sortAscending)]
-            try live.setSpec(spec)
-            keepFocusInView()
+            try sort(by: columns[focusedColumn].name, ascending: action == .sortAscending)
         default:
             return false
         }
@@ -122,8 +119,13 @@ final class ListScreen {
         guard columns.indices.contains(index) else { return }
         focus(column: index)
         let name = columns[index].name
+        let sort = live.spec.sort
+        try self.sort(by: name, ascending: !(sort.count == 1 && sort[0].column == name && sort[0].ascending))
+    }
+
+    /// Sorts by `name` alone (the header's mark changes its width: the focus stays in view).
+    private func sort(by name: String, ascending: Bool) throws(StoreError) {
         var spec = live.spec
-        let ascending = !(spec.sort.count == 1 && spec.sort[0].column == name && spec.sort[0].ascending)
         spec.sort = [ColumnSort(name, ascending: ascending)]
         try live.setSpec(spec)
         keepFocusInView()

@@ -68,7 +68,8 @@ public final class Container: Sendable {
             let reader: any DatabaseReader
             var openPath = path
             var checkpointer: Checkpointer?
-            if readOnlyReason == nil, options.switchToWAL || (exists && Self.headerSaysWAL(path: path)) {
+            let foundWAL = exists && Self.headerSaysWAL(path: path)
+            if readOnlyReason == nil, options.switchToWAL || foundWAL {
                 let walCheckpointer = Checkpointer(path: path, thresholdPages: options.checkpointThresholdPages, watch: watch)
                 configuration.prepareDatabase { db in
                     // A connection opened once the file is gone would open whatever the path
@@ -115,7 +116,7 @@ public final class Container: Sendable {
             core = try StoreCore(
                 path: path, watch: watch, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
                 schema: schema, descriptions: options.entities, checkpointer: checkpointer,
-                journalMode: checkpointer != nil || Self.headerSaysWAL(path: path) ? .wal : .rollback,
+                journalMode: checkpointer != nil || foundWAL ? .wal : .rollback,
                 busyTimeout: options.busyTimeout, openPath: openPath)
         } catch let error as StoreError {
             throw error

@@ -30,7 +30,8 @@ public enum FilterParser {
             // A stray quote in words (O'Brien) is searched for; in a condition it is an error.
             guard startsACondition(before: error.offset, in: text) else { return .contains(searchColumns, trimmed) }
             // Reported where typing goes on (the end), naming where the quote opened.
-            throw StoreError.invalidFilter(message: "the \(error.message.contains("[") ? "[" : "quote") opened at character \(error.offset + 1) is never closed", offset: text.count)
+            let opener = Array(text)[error.offset] == "[" ? "[" : "quote"
+            throw StoreError.invalidFilter(message: "the \(opener) opened at character \(error.offset + 1) is never closed", offset: text.count)
         }
         let end = text.count - (text.reversed().prefix { $0.isWhitespace }.count)
         var parser = Parser(tokens: tokens, table: table, searchColumns: searchColumns, length: end)

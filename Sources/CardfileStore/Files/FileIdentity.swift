@@ -21,9 +21,12 @@ public struct FileIdentity: Hashable, Sendable {
         inode = UInt64(info.st_ino)
     }
 
+    /// What SQLite appends to a database's name for the files it keeps beside it.
+    public static let companionSuffixes = ["-wal", "-shm", "-journal"]
+
     /// The identities of the database at `database` and of the files that go with it, for
     /// those that exist.
     public static func databaseFiles(of database: String) -> Set<FileIdentity> {
-        Set(["", "-wal", "-shm", "-journal"].compactMap { FileIdentity(path: database + $0) })
+        Set(([""] + companionSuffixes).compactMap { FileIdentity(path: database + $0) })
     }
 }

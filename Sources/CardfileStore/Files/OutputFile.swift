@@ -29,7 +29,7 @@ public final class OutputFile: @unchecked Sendable {
         let database = String(cString: resolved)
         free(resolved)
         let name = PathText.name(of: path)
-        guard ["-wal", "-shm", "-journal"].contains(where: { PathText.name(of: database) + $0 == name }),
+        guard FileIdentity.companionSuffixes.contains(where: { PathText.name(of: database) + $0 == name }),
               let folder = FileIdentity(path: PathText.folder(of: path)) else { return false }
         return folder == FileIdentity(path: PathText.folder(of: database))
     }
