@@ -188,6 +188,9 @@ extension Cardfile {
         @Option(name: .long, help: "FIELD=VALUE to set on the record given by --key.")
         var set: String?
 
+        @Flag(name: .long, help: "Write to a database that `cardfile demo` did not make without asking first.")
+        var yes = false
+
         func validate() throws {
             guard every > 0, every.isFinite else { throw ValidationError("--every takes a number of seconds above 0.") }
             guard (key == nil) == (set == nil) else { throw ValidationError("--key and --set go together.") }
@@ -195,6 +198,16 @@ extension Cardfile {
         }
 
         func run() throws {
+            // It changes records nobody asked to change: only a demo is written without a yes.
+            if !yes, FileManager.default.fileExists(atPath: file), DemoDatabase.target(at: file) != .demo {
+                let what = "\(file) is not a Cardfile demo database"
+                guard isatty(0) != 0 else { throw fail("\(what); collaborate would change its records. --yes lets it.") }
+                Output.ask("\(what). Let collaborate change its records? (y/n)")
+                guard let answer = readLine(), ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                    Output.say("Nothing was changed.")
+                    return
+                }
+            }
             let container: Container
             do {
                 container = try Container(path: file, options: StoreOptions(createIfMissing: false))
@@ -307,6 +320,10 @@ extension Cardfile {
             }
             if summary.cancelled { throw ExitCode(130) }
             if summary.stoppedEarly || summary.rolledBack { throw ExitCode(1) }
+            if summary.rejectedEveryRow {
+                Output.warn("cardfile: every row was rejected, so nothing was imported.")
+                throw ExitCode(1)
+            }
         }
 
         /// `[#####     ] 52%  120,000 rows  84,211 rows/s  ETA 3s`

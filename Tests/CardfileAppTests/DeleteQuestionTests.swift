@@ -54,6 +54,20 @@ struct DeleteQuestionTests {
         #expect(try harness.disk("SELECT count(*) FROM parent") == 3.databaseValue)
     }
 
+    @Test func aDeleteRefusedAfterTheQuestionSaysNotDeletedOnce() throws {
+        // Asked while nothing referred to parent 3; another program adds a keeper of it
+        // before the answer: the delete is refused, and the sentence has one prefix.
+        let harness = try AppHarness(schema: Self.family, size: Size(width: 120, height: 30), options: CardfileApp.Options(table: "parent", autosave: nil))
+        try harness.press(.char("G"))
+        try harness.press(.char("d"))
+        #expect(Self.dialogText(harness).contains("Delete parent 3?"), "\(harness.screen)")
+        try LiveRefreshTests.outside(harness, "INSERT INTO keeper VALUES (2, 3)")
+        try harness.press(.char("y"))
+        #expect(harness.messageLine.hasPrefix("Not deleted: 1 problem."), "\(harness.messageLine)")
+        #expect(!harness.messageLine.contains("Not saved"), "\(harness.messageLine)")
+        #expect(try harness.disk("SELECT count(*) FROM parent") == 3.databaseValue)
+    }
+
     @Test func aLockHeldElsewhereLeavesTheCountsOutAndSaysSo() throws {
         let harness = try AppHarness(schema: Self.family, size: Size(width: 120, height: 30), options: CardfileApp.Options(table: "parent", autosave: nil))
         let other = try TransferTests.Blocker(path: harness.path)

@@ -363,6 +363,22 @@ struct EditorTests {
         #expect(try harness.diskText("SELECT notes FROM cards WHERE id = 3") == "line oneAB\nline two")
     }
 
+    @Test func wordKeysMoveByWordInAFormField() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))                         // the focus starts on name
+        try harness.type(" Lovelace")
+        try harness.press(KeyEvent(.left, modifiers: .control))
+        try harness.type("K. ")
+        #expect(harness.lines.contains { $0.hasPrefix("name") && $0.contains("Ada K. Lovelace") }, "\(harness.screen)")
+        try harness.press(.alt("b"))
+        try harness.press(.alt("b"))
+        try harness.type("<")
+        try harness.press(.alt("f"))
+        try harness.press(KeyEvent(.right, modifiers: .control))
+        try harness.type(">")
+        #expect(harness.lines.contains { $0.hasPrefix("name") && $0.contains("<Ada K>. Lovelace") }, "\(harness.screen)")
+    }
+
     @Test func aSavedValueShowsAsStored() throws {
         let harness = try AppHarness(schema: "CREATE TABLE m (id INTEGER PRIMARY KEY, price REAL); INSERT INTO m VALUES (1, 2.5);")
         try harness.press(KeyEvent(.enter))                         // the focus starts on price

@@ -58,10 +58,40 @@ struct CommandTests {
         let atomic = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "authors", "--mode", "upsert", "--atomic"], expectStatus: 1)
         #expect(atomic.contains("nothing imported"))
 
+        // Every row refused: nothing imported, and the status says so.
+        let bad = folder.appendingPathComponent("bad.csv").path
+        try "id,name,country,born\n200,,X,1960\n201,Fourth,Y,2500\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let allRejected = try EditorTmuxTests.run(cardfile, ["import", database, bad, "--table", "authors"], expectStatus: 1)
+        #expect(allRejected.contains("imported 0 rows: 0 inserted, 2 rejected"), "\(allRejected)")
+        #expect(allRejected.contains("every row was rejected, so nothing was imported"), "\(allRejected)")
+        #expect(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM authors WHERE id >= 200") == "0")
+        let noDatabase = try EditorTmuxTests.run(cardfile, ["import", folder.appendingPathComponent("none.db").path, csv, "--table", "authors"], expectStatus: 2)
+        #expect(noDatabase.contains("--create makes a new, empty database there"), "\(noDatabase)")
+
         let missing = try EditorTmuxTests.run(cardfile, ["import", database, folder.appendingPathComponent("none.csv").path, "--table", "authors"], expectStatus: 2)
         #expect(missing.contains("no such file"))
         let badTable = try EditorTmuxTests.run(cardfile, ["import", database, csv, "--table", "nope"], expectStatus: 2)
         #expect(badTable.contains("nope"))
+    }
+
+    @Test func collaborateWritesOnlyToADemoWithoutAYes() throws {
+        let place = try Workspace(demoRows: nil)
+        defer { place.remove() }
+        let (folder, cardfile) = (place.folder, place.cardfile)
+        let other = folder.appendingPathComponent("mine.sqlite").path
+        _ = try EditorTmuxTests.sqlite(other, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes VALUES (1, 'kept')")
+        // No terminal to ask on: refused, with the way through, and the file untouched.
+        let refused = try EditorTmuxTests.run(cardfile, ["collaborate", other, "--times", "1", "--every", "0.01"], expectStatus: 2)
+        #expect(refused.contains("is not a Cardfile demo database; collaborate would change its records. --yes lets it."), "\(refused)")
+        #expect(try EditorTmuxTests.sqlite(other, "SELECT body FROM notes") == "kept")
+        // With --yes it writes.
+        _ = try EditorTmuxTests.run(cardfile, ["collaborate", other, "--key", "1", "--set", "body=changed", "--yes"])
+        #expect(try EditorTmuxTests.sqlite(other, "SELECT body FROM notes") == "changed")
+        // A demo needs no yes.
+        let demo = folder.appendingPathComponent("demo.sqlite").path
+        _ = try EditorTmuxTests.run(cardfile, ["demo", demo, "--rows", "10"])
+        _ = try EditorTmuxTests.run(cardfile, ["collaborate", demo, "--table", "authors", "--key", "1", "--set", "name=Theirs"])
+        #expect(try EditorTmuxTests.sqlite(demo, "SELECT name FROM authors WHERE id = 1") == "Theirs")
     }
 
     @Test func createMakesTheDatabaseAndTheTable() throws {

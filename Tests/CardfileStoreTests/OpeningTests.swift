@@ -16,7 +16,9 @@ struct OpeningTests {
     @Test func missingFileWithoutCreate() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("absent.sqlite")
-        #expect(storeError { _ = try Container(path: path, options: StoreOptions(createIfMissing: false)) } == .fileNotFound(path: path))
+        let error = storeError { _ = try Container(path: path, options: StoreOptions(createIfMissing: false)) }
+        #expect(error == .fileNotFound(path: path))
+        #expect(error?.message == "There is no database file at \(path). Nothing was created; --create makes a new, empty database there.")
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 

@@ -47,6 +47,46 @@ struct TextEditingTests {
         #expect(state.handle(KeyEvent(.up)) == false)
     }
 
+    @Test func ctrlArrowsMoveByWordLikeAltBAndF() {
+        var state = field("hello, brave_new wörld 42", cursor: 0)
+        state.handle(KeyEvent(.right, modifiers: .control))
+        #expect(state.cursor == 5)
+        state.handle(KeyEvent(.right, modifiers: .control))
+        #expect(state.cursor == 16, "brave_new is one word")
+        state.handle(KeyEvent(.right, modifiers: .alt))
+        #expect(state.cursor == 22)
+        state.handle(KeyEvent(.left, modifiers: .control))
+        #expect(state.cursor == 17)
+        state.handle(KeyEvent(.left, modifiers: [.control, .shift]))
+        #expect(state.cursor == 7)
+        // Plain arrows still move by one character.
+        state.handle(KeyEvent(.left))
+        #expect(state.cursor == 6)
+    }
+
+    @Test func aTextAreaMovesByWordAcrossLines() {
+        var state = TextAreaState(text: "one two\nthree")
+        state.moveCursor(to: 0)
+        state.handle(.alt("f"))
+        #expect(state.cursor == 3)
+        state.handle(KeyEvent(.right, modifiers: .control))
+        #expect(state.cursor == 7)
+        state.handle(.alt("f"))
+        #expect(state.cursor == 13, "over the line break to the end of three")
+        state.handle(.alt("b"))
+        #expect(state.cursor == 8)
+        state.handle(KeyEvent(.left, modifiers: .control))
+        #expect(state.cursor == 4)
+        // A word key never types its letter.
+        #expect(state.text == "one two\nthree")
+    }
+
+    @Test func theDecoderGivesCtrlArrowsTheirModifier() {
+        var decoder = KeyDecoder()
+        let events = decoder.feed(Array("\u{1B}[1;5D\u{1B}[1;5C\u{1B}b".utf8)) + decoder.flush()
+        #expect(events == [.key(KeyEvent(.left, modifiers: .control)), .key(KeyEvent(.right, modifiers: .control)), .key(.alt("b"))])
+    }
+
     @Test func typingAndPastingInsertAtTheCursor() {
         var state = field("ac", cursor: 1)
         state.handle(.char("b"))

@@ -83,6 +83,7 @@ public enum KeyMaps {
     /// Keys a text field handles itself: in forms and in every prompt.
     private static let textEditing: [KeyBinding<AppAction>] = [
         KeyBinding([KeyEvent(.left), KeyEvent(.right)], .editText, help: "Move in the text", section: "Editing text"),
+        KeyBinding([.alt("b"), .alt("f"), KeyEvent(.left, modifiers: .control), KeyEvent(.right, modifiers: .control)], .editText, help: "Back or forward by word", section: "Editing text"),
         KeyBinding([KeyEvent(.home), KeyEvent(.end), .control("a"), .control("e")], .editText, help: "Start or end of the line", section: "Editing text"),
         KeyBinding([KeyEvent(.backspace), KeyEvent(.delete)], .editText, help: "Delete a character", section: "Editing text"),
         KeyBinding([.control("w"), .control("u"), .control("k")], .editText, help: "Delete a word, to the start, to the end", section: "Editing text"),

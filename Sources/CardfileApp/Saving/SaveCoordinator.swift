@@ -202,7 +202,7 @@ struct SaveCoordinator {
             return Report(text: "Deleted.", role: .success)
         } catch {
             view.rollback()
-            return Report(text: "Not deleted: \(error.message)", role: .error)
+            return Report(text: error.message(notDone: "Not deleted"), role: .error)
         }
     }
 
@@ -255,7 +255,7 @@ struct SaveCoordinator {
             }
         } catch {
             form.refreshMarks()     // the refresh may have moved the editor: the marks follow
-            return .close(Report(text: "Not saved: \(error.message)", role: .error))
+            return .close(Report(text: error.message(notDone: "Not saved"), role: .error))
         }
         form.session.edited(now: now)
         let saved = save(form, quietly: true, now: now, circumstances: circumstances)

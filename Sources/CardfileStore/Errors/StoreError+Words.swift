@@ -10,7 +10,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .directoryMissing(let path):
             return "The folder \(Self.folder(of: path)) does not exist, so the file \(path) cannot be created there."
         case .fileNotFound(let path):
-            return "There is no database file at \(path)."
+            return "There is no database file at \(path). Nothing was created; --create makes a new, empty database there."
         case .notADatabase(let path):
             return "\(Self.file(path)) is not an SQLite database."
         case .emptyFile(let path):
@@ -49,15 +49,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "\(Self.quote(view)) is a view: imports and batch changes write to tables, not views."
         case .saveNotAllowed(let context):
             return "\(context.name) is a scratch context: its changes are never saved."
-        case .validationFailed(let failures):
-            let lines = failures.map { "• " + $0.message }
-            let count = failures.count == 1 ? "1 problem" : "\(failures.count) problems"
-            return "Not saved: \(count).\n" + lines.joined(separator: "\n")
-        case .conflicts(let conflicts):
-            let names = conflicts.map(\.objectID.description).joined(separator: ", ")
-            return conflicts.count == 1
-                ? "Not saved: \(names) was changed elsewhere since you opened it. Choose which values to keep."
-                : "Not saved: \(conflicts.count) records were changed elsewhere since you opened them (\(names)). Choose which values to keep."
+        case .validationFailed, .conflicts:
+            return message(notDone: "Not saved")
         case .invalidFilter(let message, let offset):
             return "The filter cannot be read at character \(offset + 1): \(message)."
         case .cannotOpen(let path, let detail):
@@ -78,6 +71,27 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "The file was deleted: nothing stands at \(path) any more. Nothing more is written there and your edits are kept; :saveas PATH saves them with a copy of the database elsewhere."
         case .database(_, let message):
             return "The database reported an error: \(message)."
+        }
+    }
+
+    /// The message for a refusal of something other than a save (`"Not deleted"`): a
+    /// sentence the store starts with "Not saved" starts with `notDone` instead, any other is
+    /// put after it. The prefix is never doubled.
+    public func message(notDone: String) -> String {
+        switch self {
+        case .validationFailed(let failures):
+            let lines = failures.map { "• " + $0.message }
+            let count = failures.count == 1 ? "1 problem" : "\(failures.count) problems"
+            return "\(notDone): \(count).\n" + lines.joined(separator: "\n")
+        case .conflicts(let conflicts):
+            let names = conflicts.map(\.objectID.description).joined(separator: ", ")
+            let deleted = conflicts.allSatisfy { $0.kind == .updateDelete }
+            let what = deleted ? "deleted" : "changed"
+            return conflicts.count == 1
+                ? "\(notDone): \(names) was \(what) elsewhere since you opened it. \(deleted ? "Restore it or accept the deletion." : "Choose which values to keep.")"
+                : "\(notDone): \(conflicts.count) records were \(what) elsewhere since you opened them (\(names)). \(deleted ? "Restore them or accept the deletions." : "Choose which values to keep.")"
+        default:
+            return "\(notDone): \(message)"
         }
     }
 

@@ -115,6 +115,10 @@ public struct ImportSummary: Hashable, Sendable {
 
     public static let errorsKept = 100
 
+    /// True when rows were read and every one was refused: nothing came in, and the
+    /// command-line import ends with status 1 as it does for an import stopped by an error.
+    public var rejectedEveryRow: Bool { rejected > 0 && inserted + updated + unchanged + skipped == 0 }
+
     public init() {}
 
     /// The summary in one line: `imported 3,376 rows: 3,370 inserted, 6 rejected`.

@@ -82,6 +82,10 @@ public struct TextAreaState: Hashable, Sendable {
         while lineStart > 0, !characters[lineStart - 1].isNewline { lineStart -= 1 }
         var lineEnd = cursor
         while lineEnd < characters.count, !characters[lineEnd].isNewline { lineEnd += 1 }
+        if let direction = WordMotion.direction(of: event) {
+            cursor = WordMotion.move(direction, in: characters, from: cursor)
+            return true
+        }
         switch (event.key, event.modifiers.contains(.control)) {
         case (.left, _): cursor = max(0, cursor - 1)
         case (.right, _): cursor = min(characters.count, cursor + 1)

@@ -1,7 +1,7 @@
 /// The text and cursor of a one-line field, edited by grapheme cluster (an emoji, a flag or a
 /// letter with accents moves and deletes as one).
 ///
-/// Keys: ←/→ by character, Home/End and Ctrl-A/Ctrl-E to the ends, Alt-B/Alt-F by word,
+/// Keys: ←/→ by character, Home/End and Ctrl-A/Ctrl-E to the ends, Alt-B/Alt-F and Ctrl-←/Ctrl-→ by word,
 /// Backspace/Delete, Ctrl-K (delete to the end), Ctrl-U (delete to the start), Ctrl-W (delete
 /// the previous word).
 public struct TextFieldState: Hashable, Sendable {
@@ -42,9 +42,13 @@ public struct TextFieldState: Hashable, Sendable {
     public mutating func handle(_ event: KeyEvent) -> Bool {
         let control = event.modifiers.contains(.control)
         let alt = event.modifiers.contains(.alt)
+        if let direction = WordMotion.direction(of: event) {
+            cursor = WordMotion.move(direction, in: characters, from: cursor)
+            return true
+        }
         switch event.key {
-        case .left where !alt: moveCursor(to: cursor - 1)
-        case .right where !alt: moveCursor(to: cursor + 1)
+        case .left: moveCursor(to: cursor - 1)
+        case .right: moveCursor(to: cursor + 1)
         case .home: cursor = 0
         case .end: cursor = characters.count
         case .backspace:
@@ -54,8 +58,6 @@ public struct TextFieldState: Hashable, Sendable {
         case .delete:
             guard cursor < characters.count else { return true }
             characters.remove(at: cursor)
-        case .left where alt: cursor = previousWordStart()
-        case .right where alt: cursor = nextWordEnd()
         case .character(let character) where control:
             switch character {
             case "a": cursor = 0
@@ -72,36 +74,14 @@ public struct TextFieldState: Hashable, Sendable {
                 cursor = start
             default: return false
             }
-        case .character(let character) where alt:
-            switch character {
-            case "b": cursor = previousWordStart()
-            case "f": cursor = nextWordEnd()
-            default: return false
-            }
+        case .character where alt:
+            return false
         case .character(let character):
             insert(String(character))
         default:
             return false
         }
         return true
-    }
-
-    private func isWord(_ character: Character) -> Bool {
-        character.isLetter || character.isNumber || character == "_"
-    }
-
-    private func previousWordStart() -> Int {
-        var index = cursor
-        while index > 0, !isWord(characters[index - 1]) { index -= 1 }
-        while index > 0, isWord(characters[index - 1]) { index -= 1 }
-        return index
-    }
-
-    private func nextWordEnd() -> Int {
-        var index = cursor
-        while index < characters.count, !isWord(characters[index]) { index += 1 }
-        while index < characters.count, isWord(characters[index]) { index += 1 }
-        return index
     }
 
     /// Adjusts ``scroll`` so the cursor is visible in `width` cells; returns the cursor's
