@@ -178,15 +178,15 @@ struct ColumnTests {
     @Test func theHeaderShowsAndTakesTheSort() throws {
         let harness = try AppHarness()
         try harness.press(.char("l"), .char("]"))
-        #expect(try harness.waitFor { _ in harness.lines[0].contains("name↓") && !harness.statusLine.contains("sorting") })
+        #expect(try harness.waitFor { _ in harness.lines[0].contains("name↓") && !harness.app.isAwaitingAWindow })
         let age = try #require(harness.lines[0].range(of: "age")).lowerBound
         let x = harness.lines[0].distance(from: harness.lines[0].startIndex, to: age)
         try MouseTests.click(harness, x: x, y: 0)
-        #expect(try harness.waitFor { _ in harness.lines[0].contains("age↑") && !harness.statusLine.contains("sorting") })
+        #expect(try harness.waitFor { _ in harness.lines[0].contains("age↑") && !harness.app.isAwaitingAWindow })
         #expect(!harness.lines[0].contains("name↓"))
         #expect(harness.lines[1].contains("Margaret") && harness.lines[2].contains("Linus"), "NULL, then the youngest: \(harness.screen)")
         try MouseTests.click(harness, x: x, y: 0)
-        #expect(try harness.waitFor { _ in harness.lines[0].contains("age↓") && !harness.statusLine.contains("sorting") })
+        #expect(try harness.waitFor { _ in harness.lines[0].contains("age↓") && !harness.app.isAwaitingAWindow })
         #expect(harness.lines[1].contains("Grace"), "oldest first: \(harness.lines[1])")
     }
 }

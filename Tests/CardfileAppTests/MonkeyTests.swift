@@ -71,7 +71,7 @@ struct MonkeyTests {
                 // must never disagree with the store.
                 #expect(form.session.isModified == form.session.hasPersistentChanges, "\(replay): \(form.title) noted as modified \(form.session.isModified)")
             }
-            if let form = app.form, let id = form.session.id, !id.isTemporary, app.saveState.hasPrefix("saved ") {
+            if let form = app.form, let id = form.session.id, !id.isTemporary, app.saveState().hasPrefix("saved ") {
                 // The status bar says saved: the record is on disk exactly as the form holds it.
                 savedChecks += 1
                 let held = try #require(try form.session.editor.record(for: id), "\(replay)")

@@ -81,8 +81,9 @@ extension CardfileApp {
             let before = list.selection
             do { try list.live.moveSelection(by: delta) } catch { show(error.message, role: .error, now: now) }
             if let next = list.selection {
-                if next == before { show(delta > 0 ? "That was the last record." : "That was the first record.", now: now) }
                 openForm(next, now: now)
+                // Said on the form it opened (a message of the list would go with the list).
+                if next == before { show(delta > 0 ? "That was the last record." : "That was the first record.", now: now) }
             }
         }
     }
@@ -177,6 +178,8 @@ extension CardfileApp {
             cancelTransfer(now: now)
         case .report:
             showReport(now: now)
+        case .messages:
+            overlay = .panel(ReadingPanel(messages.panel))
         case .saveCopy(let typed, let replace):
             saveCopy(typed, replacing: replace, now: now)
         case .jump(let row):

@@ -37,7 +37,7 @@ extension CardfileApp {
             tables.render(in: main, buffer: &buffer)
             hits.add(main, .tables)
         }
-        if !statusLine.isEmpty { statusBar.render(in: statusLine, buffer: &buffer) }
+        if !statusLine.isEmpty { statusBar(width: statusLine.width).render(in: statusLine, buffer: &buffer) }
         switch overlay {
         case .help(let help)?:
             HelpOverlay(title: helpTitle, keyMap: helpKeyMap(over: help.over), scroll: help.scroll).render(in: main, buffer: &buffer)
@@ -130,33 +130,66 @@ extension CardfileApp {
         return "Keys · commands: \(commands)"
     }
 
-    /// The status bar: where you are on the left, the position in the middle, the save state
-    /// (or why nothing can be saved) on the right.
-    var statusBar: StatusBar {
+    /// The status bar for a line `width` cells wide: where you are on the left, the position
+    /// in the middle, the save state (or why nothing can be saved) on the right.
+    ///
+    /// The row position and the save state are always kept; what does not fit goes first in
+    /// this order: the transfer's details, the sort, the sort's or count's progress, the file
+    /// name, the filter, the transfer, the table. Where even those two do not fit, the save state is said shorter.
+    func statusBar(width: Int) -> StatusBar {
         var file = PathText.name(of: container.path)
-        if file.count > 24 { file = file.prefix(12) + "…" + file.suffix(10) }   // the position matters more
-        var left = file
-        var center: [String] = []
-        if let transferStatus { center.append(transferStatus) }
-        if let list {
-            left += " · \(list.table.name)"
-            center.append(list.positionText)
-            if !list.spec.filter.isEmpty { center.append("filter: \(list.spec.filter)") }
-            if let sort = list.sortText { center.append(sort) }
-            if let activity = list.activityText { center.append(activity) }
+        if file.count > 24 { file = file.prefix(12) + "…" + file.suffix(10) }
+        // (Lower ranks stay longer.)
+        var pieces: [(text: String, rank: Int, left: Bool)] = []
+        var position: String?
+        var table: String?
+        if let form = screens.form, list?.table.name != form.session.table.name {
+            // A form with no list of its table under it (Ctrl-G): its table and record.
+            table = form.session.table.name
+            position = form.recordText
+        } else if let list {
+            table = list.table.name
+            position = list.positionText
         }
-        return StatusBar(left: left, center: center.joined(separator: " · "), right: saveState)
+        pieces.append((file, 4, true))
+        if let table { pieces.append((table, 1, true)) }
+        if let position { pieces.append((position, 0, false)) }
+        // The transfer's name and share stay longest; its rows, rate and time left go sooner.
+        for (index, part) in transferStatus.enumerated() { pieces.append((part, index == 0 ? 2 : 7 + index, false)) }
+        if let list, form == nil || list.table.name == form?.session.table.name {
+            if !list.spec.filter.isEmpty { pieces.append(("filter: \(list.spec.filter)", 3, false)) }
+            if let activity = list.activityText { pieces.append((activity, 5, false)) }
+            if let sort = list.sortText { pieces.append((sort, 6, false)) }
+        }
+        var right = saveState(short: false)
+        func bar() -> StatusBar {
+            StatusBar(left: pieces.filter(\.left).map(\.text).joined(separator: " · "),
+                      center: pieces.filter { !$0.left }.map(\.text).joined(separator: " · "), right: right)
+        }
+        func fits() -> Bool {
+            let shown = bar()
+            let gaps = [shown.left, shown.center].filter { !$0.isEmpty }.count
+            return shown.left.displayWidth + shown.center.displayWidth + shown.right.displayWidth + gaps <= width
+        }
+        while !fits(), let drop = pieces.indices.filter({ pieces[$0].rank > 0 }).max(by: { pieces[$0].rank < pieces[$1].rank }) {
+            pieces.remove(at: drop)
+        }
+        if !fits() { right = saveState(short: true) }
+        return bar()
     }
 
-    /// The save state in words: modified, autosave in 1.4s, saved 14:02:11, or why it waits.
-    var saveState: String {
-        if let fileGone { return fileGone == .replaced ? "file replaced: not saved" : "file deleted: not saved" }
-        if let reason = shownReadOnlyReason { return "read-only (\(reason))" }
-        guard let session = form?.session else { return options.autosave.map { "autosave \(Self.seconds($0))" } ?? "autosave off" }
+    /// The save state in words: modified, autosave in 1.4s, saved 14:02:11, or why it waits;
+    /// `short` says it in a word or two, for a narrow status bar.
+    func saveState(short: Bool = false) -> String {
+        if let fileGone { return short ? "not saved" : fileGone == .replaced ? "file replaced: not saved" : "file deleted: not saved" }
+        if let reason = shownReadOnlyReason { return short ? "read-only" : "read-only (\(reason))" }
+        guard let session = form?.session else {
+            return options.autosave.map { short ? "autosave" : "autosave \(Self.seconds($0))" } ?? "autosave off"
+        }
         switch session.pause {
-        case .invalid?: return "not saved: fix the fields in red"
-        case .conflict?: return "not saved: conflict, autosave paused"
-        case .busy?: return "database busy: retrying"
+        case .invalid?: return short ? "not saved" : "not saved: fix the fields in red"
+        case .conflict?: return short ? "conflict" : session.autosaveDelay == nil ? "not saved: conflict" : "not saved: conflict, autosave paused"
+        case .busy?: return short ? "busy" : "database busy: retrying"
         case .failed?: return "not saved"
         case nil: break
         }
@@ -164,11 +197,11 @@ extension CardfileApp {
             if let deadline = session.deadline {
                 let left = max(.zero, deadline - clock.now)
                 let tenths = (left.components.seconds * 10) + left.components.attoseconds / 100_000_000_000_000_000
-                return "autosave in \(tenths / 10).\(tenths % 10)s"
+                return short ? "saving in \(tenths / 10).\(tenths % 10)s" : "autosave in \(tenths / 10).\(tenths % 10)s"
             }
             return "modified"
         }
-        if let saved = session.savedAt { return "saved \(saved)" }
-        return "no changes"
+        if let saved = session.savedAt { return short ? "saved" : "saved \(saved)" }
+        return short ? "unchanged" : "no changes"
     }
 }

@@ -57,7 +57,15 @@ public final class CardfileApp {
     /// The screens, bottom first; the top one has the keys unless an overlay covers it.
     var screens: ScreenStack
     var overlay: Overlay?
-    var notice: Notice?
+    /// What the message line says; every new one is kept in ``messages`` too.
+    var notice: Notice? {
+        didSet {
+            guard let notice else { return }
+            messages.note(notice.text, role: notice.role, at: clock.wallTime)
+        }
+    }
+    /// The messages shown so far (`:messages`).
+    var messages = MessageLog()
     public internal(set) var isRunning = true
     private var countToken = 0
     /// The command line between uses: its history.
@@ -95,6 +103,9 @@ public final class CardfileApp {
         var aboutAFailedSave = false
         /// Says the list waits for its sort to make a jump: it goes when the jump is made.
         var aboutAWaitingJump = false
+        /// The screen it is about (``ScreenStack/topNumber`` when it was shown): it goes when
+        /// that screen is left or covered. Nil: about the database or the app, it stays.
+        var screen: Int?
     }
 
     /// How long a notice stays.
@@ -148,6 +159,11 @@ public final class CardfileApp {
     /// Handles one message; returns what the loop must do. `hits` is what the last frame
     /// drew where (``render(into:)``): a click acts on what the person saw.
     public func update(_ message: Message, hits: HitMap = HitMap()) -> [AppCommand] {
+        defer { forgetMessagesOfScreensLeft() }
+        return receive(message, hits: hits)
+    }
+
+    private func receive(_ message: Message, hits: HitMap) -> [AppCommand] {
         let now = clock.now
         switch message {
         case .event(let event):
@@ -196,9 +212,10 @@ public final class CardfileApp {
         }
         if let list {
             do {
-                if let change = try list.live.update(now: now), change.includesOutsideChanges {
-                    let rows = Set(change.inserted + change.deleted + change.updated + change.moved).count
-                    show(rows == 0 ? "Outside changes arrived." : "Outside changes arrived: \(rows) record\(rows == 1 ? "" : "s") on screen changed.", role: .accent, now: now)
+                // Said where the changes are: on the list itself, not over a form (the form
+                // says what happened to its own record).
+                if let change = try list.live.update(now: now), change.includesOutsideChanges, form == nil {
+                    show(Self.outsideChangeSentence(change), role: .accent, now: now)
                 }
             } catch {
                 show(error.message, role: .error, now: now)
@@ -220,9 +237,9 @@ public final class CardfileApp {
             notice = Notice(text: Self.fileGoneNotice(gone), role: .error, expires: nil)
         case .changed:
             guard fileGone == nil else { return }
-            if let form {
-                form.followSource()
-                if list == nil { show("Outside changes arrived.", role: .accent, now: now) }
+            if let form, let news = form.followSource() {
+                let role: Role = if case .deleted = news { .conflict } else { .accent }
+                show(news.sentence, role: role, now: now)
             }
             for waiting in screens.forms.dropFirst(form == nil ? 0 : 1) { waiting.followSource() }
         case .failed(let error):
@@ -254,8 +271,21 @@ public final class CardfileApp {
         [form?.session.deadline, list?.live.nextDeadline, notice?.expires, outsideWatch.nextCheck, transfer?.quitting?.deadline].compactMap { $0 }.min()
     }
 
+    /// Puts `text` on the message line for a few seconds, as a message about the screen on
+    /// top: leaving that screen, or opening another over it, takes the message away.
     func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant, aboutAFailedSave: Bool = false) {
-        notice = Notice(text: text, role: role, expires: now + Self.noticeTime, aboutAFailedSave: aboutAFailedSave)
+        notice = Notice(text: text, role: role, expires: now + Self.noticeTime, aboutAFailedSave: aboutAFailedSave, screen: screens.topNumber)
+    }
+
+    /// What the list says when a refresh brought another program's changes.
+    static func outsideChangeSentence(_ change: WindowChange) -> String {
+        let rows = Set(change.inserted + change.deleted + change.updated + change.moved).count
+        return rows == 0 ? "Outside changes arrived." : "Outside changes arrived: \(rows) record\(rows == 1 ? "" : "s") on screen changed."
+    }
+
+    /// Drops a message about a screen that is no longer on top (see ``Notice/screen``).
+    func forgetMessagesOfScreensLeft() {
+        if let screen = notice?.screen, screen != screens.topNumber { notice = nil }
     }
 
     // MARK: - Screens

@@ -20,13 +20,21 @@ enum Screen {
 /// records stands on the form it was opened from.
 struct ScreenStack {
     private(set) var screens: [Screen]
+    /// Each screen's number, given when it was put on the stack and never given again: a
+    /// message about a screen goes when that number is no longer on top.
+    private(set) var numbers: [Int]
+    private var lastNumber = 0
 
     init(_ bottom: Screen) {
         screens = [bottom]
+        numbers = [0]
     }
 
     /// The screen that has the keys.
     var top: Screen { screens[screens.count - 1] }
+
+    /// The top screen's number (see ``numbers``).
+    var topNumber: Int { numbers[numbers.count - 1] }
 
     /// Whether the top screen is the bottom one (leaving it quits).
     var isAtBottom: Bool { screens.count == 1 }
@@ -36,12 +44,15 @@ struct ScreenStack {
 
     mutating func push(_ screen: Screen) {
         screens.append(screen)
+        lastNumber += 1
+        numbers.append(lastNumber)
     }
 
     /// Takes the top screen off; the bottom screen stays.
     @discardableResult
     mutating func pop() -> Screen? {
         guard screens.count > 1 else { return nil }
+        numbers.removeLast()
         return screens.removeLast()
     }
 

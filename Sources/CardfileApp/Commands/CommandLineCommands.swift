@@ -19,6 +19,8 @@ enum CommandLineCommands {
         case cancelTransfer
         /// The last import's or export's report.
         case report
+        /// The messages shown so far, in full.
+        case messages
         /// `:saveas FILE`: a copy of the database with the unsaved edits; `saveas!` may
         /// replace a file.
         case saveCopy(String, replace: Bool)
@@ -46,6 +48,7 @@ enum CommandLineCommands {
         ("import", ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options)"),
         ("export", ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one)"),
         ("report", ":report", "show the last import's or export's report"),
+        ("messages", ":messages", "show the recent messages in full, newest first"),
         ("saveas", ":saveas FILE", "write a copy of the database, with your unsaved edits, to a new file (:saveas! replaces one)"),
         ("123", ":123", "go to row 123 of the list"),
         ("find", ":find TEXT", "select the next record matching TEXT, without filtering (n / N repeat it)"),
@@ -85,6 +88,7 @@ enum CommandLineCommands {
             guard !rest.isEmpty else { return .problem("Say which file: :\(name) FILE (Tab completes the name).") }
             return name == "import" ? .importFile(rest) : .exportFile(rest, replace: name == "export!")
         case "report": return .report
+        case "messages", "mes": return words.count == 1 ? .messages : .problem(":messages takes nothing after it.")
         case "saveas", "saveas!":
             guard words.count == 2 else { return .problem("Say which file, once: :\(name) FILE (Tab completes the name).") }
             return .saveCopy(words[1], replace: name == "saveas!")

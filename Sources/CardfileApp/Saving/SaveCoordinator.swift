@@ -60,7 +60,8 @@ struct SaveCoordinator {
         case .conflict(let conflicts):
             form.refreshMarks()
             let conflict = conflicts.first { $0.objectID == form.session.id } ?? conflicts.first
-            report = Report(text: "Not saved: \(Self.what(conflict)). Your edits are kept; autosave is paused.", role: .error, sticky: true)
+            let paused = form.session.autosaveDelay == nil ? "" : "; autosave is paused"
+            report = Report(text: "Not saved: \(Self.what(conflict)). Your edits are kept\(paused).", role: .error, sticky: true)
             dialog = conflict.map { ConflictDialog(conflict: $0, recordTitle: form.title) }
         case .busy:
             let why = circumstances.importHoldingTheLock.map { ": the all-or-nothing import of \($0) holds it until it ends." } ?? " (another program holds it)."

@@ -76,12 +76,19 @@ final class FormScreen {
         return "\(session.table.name) › \(key)"
     }
 
+    /// The record for the status bar: `record 12`, `new record`.
+    var recordText: String {
+        guard let id = session.id, !id.isTemporary else { return "new record" }
+        guard session.table.isIdentifiable, let key = id.primaryKeyValues else { return "a row without a key" }
+        return "record " + key.map(\.description).joined(separator: "/")
+    }
+
     /// Shows the editor's values (after opening, saving or discarding), keeping the focus, and
     /// the text, cursor and scroll of every field whose value did not change.
     func reload() {
         session.noteChanges()
         let record = session.record()
-        isDeletedElsewhere = record?.isDeletedElsewhere ?? false
+        isDeletedElsewhere = record?.isDeletedElsewhere ?? Self.isGone(session.id)
         for index in fields.indices {
             let name = fields[index].name
             fields[index].refresh(to: record?[name] ?? .null)
@@ -137,13 +144,18 @@ final class FormScreen {
     /// After changes made elsewhere reached the editor: fields the person has not edited take
     /// the new values in place; edited ones keep the person's value and are marked *changed
     /// elsewhere*, with the other value shown under them.
-    func followSource() {
+    /// Returns what happened to this record, nil when nothing did.
+    @discardableResult
+    func followSource() -> SourceNews? {
         defer { refreshLabels() }
+        let wasDeleted = isDeletedElsewhere
+        let wasContested = Set(fields.filter(\.changedElsewhere).map(\.name))
         guard let record = session.record() else {
-            isDeletedElsewhere = false
+            isDeletedElsewhere = Self.isGone(session.id)
             session.noteChanges()
-            return
+            return isDeletedElsewhere && !wasDeleted ? .deleted(edited: false) : nil
         }
+        var took: [String] = []
         for index in fields.indices {
             let name = fields[index].name
             let value = record[name] ?? .null
@@ -152,16 +164,50 @@ final class FormScreen {
                 let cursor = fields[index].field.cursor
                 fields[index].show(value)
                 if focused { fields[index].field.moveCursor(to: cursor) }
+                took.append(name)
             }
         }
         refreshMarks()
+        if isDeletedElsewhere { return wasDeleted ? nil : .deleted(edited: true) }
+        let contested = fields.filter { $0.changedElsewhere && !wasContested.contains($0.name) }.map(\.name)
+        return took.isEmpty && contested.isEmpty ? nil : .changed(took: took, contested: contested)
+    }
+
+    /// What a change made elsewhere did to the form's record (``followSource()``).
+    enum SourceNews: Equatable {
+        /// `took`: fields that now show the value stored elsewhere; `contested`: fields edited
+        /// here that were changed there too (saving asks which to keep).
+        case changed(took: [String], contested: [String])
+        /// The record was deleted elsewhere; `edited`: it has edits here.
+        case deleted(edited: Bool)
+
+        /// The sentence for the message line.
+        var sentence: String {
+            switch self {
+            case .deleted(let edited):
+                return edited
+                    ? "This record was deleted elsewhere. Your edits are kept: saving asks whether to restore it."
+                    : "This record was deleted elsewhere; Esc goes back."
+            case .changed(let took, let contested):
+                var parts: [String] = []
+                if !took.isEmpty { parts.append("Updated from elsewhere: \(took.joined(separator: ", ")).") }
+                if !contested.isEmpty { parts.append("Also changed elsewhere: \(contested.joined(separator: ", ")), which you edited; saving asks which to keep.") }
+                return parts.joined(separator: " ")
+            }
+        }
+    }
+
+    /// True when a stored record's row is gone (the editor finds no record for its id).
+    private static func isGone(_ id: ObjectID?) -> Bool {
+        guard let id else { return false }
+        return !id.isTemporary
     }
 
     /// Refreshes the marks (changed, changed elsewhere) from the editor.
     func refreshMarks() {
         session.noteChanges()
         let record = session.record()
-        isDeletedElsewhere = record?.isDeletedElsewhere ?? false
+        isDeletedElsewhere = record?.isDeletedElsewhere ?? Self.isGone(session.id)
         let stored = session.storedValues()
         for index in fields.indices {
             let name = fields[index].name
@@ -365,6 +411,7 @@ final class FormScreen {
             try session.set(field.name, to: field.value, now: now)
         } catch {
             if let previous { fields[focus] = previous }
+            if case .noSuchObject = error { return .refused("This record was deleted elsewhere, so it cannot be edited. Esc goes back.") }
             return .refused(error.message)
         }
         if let previous { history.record(field: field.name, before: previous, after: field, kind: kind) }

@@ -24,7 +24,10 @@ public struct StatusBar: Widget, Sendable {
         let leftRoom = max(0, rightX.saturatingSubtract(area.x) - (rightWidth > 0 ? 1 : 0))
         let leftUsed = buffer.write(left, x: area.x, y: area.y, maxWidth: leftRoom, style: style.adding(.bold))
         let centerWidth = center.displayWidth
-        let centerX = max(area.x.saturatingAdd(leftUsed + 1), area.x.saturatingAdd((area.width - centerWidth) / 2))
+        // Centred when it fits there; else moved left as far as the left part allows, so it is
+        // cut only when it cannot fit at all.
+        let centered = area.x.saturatingAdd((area.width - centerWidth) / 2)
+        let centerX = max(area.x.saturatingAdd(leftUsed + (leftUsed > 0 ? 1 : 0)), min(centered, rightX - 1 - centerWidth))
         if centerX < rightX - 1 {
             buffer.write(center, x: centerX, y: area.y, maxWidth: rightX - 1 - centerX, style: style.with(foreground: .muted))
         }
