@@ -12,10 +12,11 @@ struct Cardfile: ParsableCommand {
         commandName: "cardfile",
         abstract: "A keyboard-driven editor for the records in SQLite databases.",
         discussion: """
-            cardfile [PATH] [--table NAME] [--theme NAME] [--autosave SECONDS|off] [--read-only] [--create] [--no-mouse]
+            cardfile [PATH] [--table NAME] [--theme NAME] [--autosave SECONDS|off] [--read-only] [--create] [--wal] [--no-mouse]
 
             With no file, opens a demo database (created on first run). `cardfile help open` \
-            describes these options.
+            describes these options; `cardfile keys` lists every key and : command (F1 in the \
+            editor shows them too).
             """,
         version: "0.2.0",
         subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Export.self, Keys.self],
@@ -403,7 +404,7 @@ extension Cardfile {
 
     /// `cardfile keys`: the key tables, as the README shows them.
     struct Keys: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the editor's keys as Markdown tables.", shouldDisplay: false)
+        static let configuration = CommandConfiguration(abstract: "Print every key of the editor, screen by screen, and its : commands (Markdown tables; F1 shows the same in the editor).")
 
         func run() {
             print(KeyMaps.markdown())

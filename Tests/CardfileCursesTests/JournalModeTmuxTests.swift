@@ -35,7 +35,7 @@ struct JournalModeTmuxTests {
         try session.send(keys: ["Tab", "Tab", "Escape"])
         try session.waitFor { $0.contains("Enter open") }
         try session.send(keys: ["F1"])
-        try session.waitFor { $0.contains("Keys") && $0.contains("closes the hel") }
+        try session.waitFor { $0.contains("Help") && $0.contains("Previous record") && $0.contains("PgUp PgDn scroll") }
         try session.send(keys: ["Escape"])
         try session.waitFor { $0.contains("Enter open") }
         try session.send(keys: ["q"])

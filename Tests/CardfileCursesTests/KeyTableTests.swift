@@ -15,6 +15,15 @@ import Testing
     #expect(try readme().contains(tables), "README.md must contain the output of `cardfile keys`")
 }
 
+/// A newcomer finds `cardfile keys` in `--help`, and it lists the commands too.
+@Test func helpNamesTheKeysCommand() throws {
+    let help = try printed(by: "cardfile", ["--help"])
+    #expect(help.contains("`cardfile keys` lists every key and : command"), "\(help)")
+    #expect(help.contains("  keys "), "the subcommand is shown: \(help)")
+    let keys = try printed(by: "cardfile", ["keys"])
+    #expect(keys.contains("### Commands (type `:` first)") && keys.contains("| :messages, :mes |"), "\(keys)")
+}
+
 /// What a product prints, trimmed.
 private func printed(by program: String, _ arguments: [String]) throws -> String {
     let process = Process()

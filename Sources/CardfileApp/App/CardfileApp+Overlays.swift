@@ -17,11 +17,13 @@ extension CardfileApp {
         }
         switch overlay {
         case .help(var help):
+            let limit = helpOverlay(help).maximumScroll(in: mainArea)
+            let page = max(1, size.height - 4)
             switch action {
-            case .down?: help.scroll(by: 1)
-            case .up?: help.scroll(by: -1)
-            case .pageDown?: help.scroll(by: max(1, size.height - 4))
-            case .pageUp?: help.scroll(by: -max(1, size.height - 4))
+            case .down?: help.scroll(by: 1, limit: limit)
+            case .up?: help.scroll(by: -1, limit: limit)
+            case .pageDown?: help.scroll(by: page, limit: limit)
+            case .pageUp?: help.scroll(by: -page, limit: limit)
             case .quit?: return quit(force: false, now: now)
             default:
                 self.overlay = help.over
@@ -29,7 +31,7 @@ extension CardfileApp {
             }
             self.overlay = .help(help)
         case .panel(var reading):
-            let area = Rect(x: 0, y: 0, width: size.width, height: max(0, size.height - 2))
+            let area = mainArea
             switch action {
             case .down?: reading.scroll(by: 1, in: area)
             case .up?: reading.scroll(by: -1, in: area)
@@ -147,7 +149,8 @@ extension CardfileApp {
         case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
         case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict]
         }
-        var maps = [currentKeyMap] + opened
+        // (The help's own keys too: it scrolls.)
+        var maps = [currentKeyMap] + opened + [KeyMaps.reading]
         if let covered { maps.insert(covered.keyMap, at: 0) }
         var seen = Set<String>()
         var bindings: [KeyBinding<AppAction>] = []

@@ -169,7 +169,10 @@ extension CardfileApp {
             form?.session.setAutosave(delay, now: now)
             show(delay.map { "Autosave \(Self.seconds($0)) after the last edit." } ?? "Autosave is off: save with Ctrl-S.", now: now)
         case .help:
-            overlay = .help(HelpPanel())
+            // The keys are one F1 away; :help starts where the commands are listed.
+            var help = HelpPanel()
+            help.scroll(to: helpOverlay(help).firstLine(of: Self.commandsSection, in: mainArea) ?? 0)
+            overlay = .help(help)
         case .importFile(let words):
             startImport(words, now: now)
         case .exportFile(let words, let replace):

@@ -40,8 +40,8 @@ extension CardfileApp {
         if !statusLine.isEmpty { statusBar(width: statusLine.width).render(in: statusLine, buffer: &buffer) }
         switch overlay {
         case .help(let help)?:
-            HelpOverlay(title: helpTitle, keyMap: helpKeyMap(over: help.over), scroll: help.scroll).render(in: main, buffer: &buffer)
-            drawMessage("F1, Esc or any other key closes the help; ↑ ↓ scroll.", role: .muted, in: messageLine, buffer: &buffer)
+            helpOverlay(help).render(in: main, buffer: &buffer)
+            drawMessage("↑ ↓ PgUp PgDn scroll · Esc or another key closes", role: .muted, in: messageLine, buffer: &buffer)
             return nil
         case .panel(let reading)?:
             reading.panel.render(in: main, buffer: &buffer)
@@ -125,10 +125,21 @@ extension CardfileApp {
         }
     }
 
-    private var helpTitle: String {
-        let commands = CommandLineCommands.commands.map(\.usage).joined(separator: "  ")
-        return "Keys · commands: \(commands)"
+    /// The help as drawn: the keys of the screen (and of what it can open), then every `:`
+    /// command, from the table the command line reads.
+    func helpOverlay(_ help: HelpPanel) -> HelpOverlay {
+        let commands = CommandLineCommands.commands.map { (section: Self.commandsSection, keys: $0.shown, help: $0.help.capitalizedFirst) }
+        let title = switch screens.top {
+        case .tables: "Help: the tables"
+        case .list(let list): "Help: the list of \(list.table.name)"
+        case .picker(let list, _, _): "Help: choosing from \(list.table.name)"
+        case .form(let form): "Help: the form of \(form.session.table.name)"
+        }
+        return HelpOverlay(title: title, keyMap: helpKeyMap(over: help.over), more: commands, scroll: help.scroll)
     }
+
+    /// The help's heading over the `:` commands (`:help` opens the help there).
+    static let commandsSection = "Commands (type : first, Enter runs; F2 or Alt-: in a form)"
 
     /// The status bar for a line `width` cells wide: where you are on the left, the position
     /// in the middle, the save state (or why nothing can be saved) on the right.

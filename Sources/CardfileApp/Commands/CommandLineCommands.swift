@@ -37,25 +37,58 @@ enum CommandLineCommands {
         case problem(String)
     }
 
-    /// Every command with what it does, for `:help` and completion.
-    static let commands: [(name: String, usage: String, help: String)] = [
-        ("w", ":w", "save the record"),
-        ("q", ":q", "quit (asks when changes would be lost)"),
-        ("q!", ":q!", "quit, discarding unsaved changes"),
-        ("wq", ":wq", "save, then quit"),
-        ("theme", ":theme NAME", "switch the colour theme"),
-        ("autosave", ":autosave SECONDS|off", "set the autosave delay"),
-        ("import", ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options)"),
-        ("export", ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one)"),
-        ("report", ":report", "show the last import's or export's report"),
-        ("messages", ":messages", "show the recent messages in full, newest first"),
-        ("saveas", ":saveas FILE", "write a copy of the database, with your unsaved edits, to a new file (:saveas! replaces one)"),
-        ("123", ":123", "go to row 123 of the list"),
-        ("find", ":find TEXT", "select the next record matching TEXT, without filtering (n / N repeat it)"),
-        ("copy", ":copy tsv|json", "copy the selected record to the clipboard"),
-        ("columns", ":columns NAME…|all", "show these columns in this order (alone: edit the current list; all: every column)"),
-        ("help", ":help", "show the keys and these commands"),
+    /// One command of the table: the names it answers to (the first is the one completion and
+    /// the help use), how it is typed, and what it does.
+    struct Command: Sendable {
+        let names: [String]
+        let usage: String
+        let help: String
+
+        var name: String { names[0] }
+
+        /// How the help and the README show it: the usage, then each other name it answers to.
+        var shown: String {
+            let written = Set(usage.split(whereSeparator: { " ,".contains($0) }))
+            return ([usage] + names.dropFirst().map { ":" + $0 }.filter { !written.contains(Substring($0)) }).joined(separator: ", ")
+        }
+
+        init(_ names: [String], _ usage: String, _ help: String) {
+            self.names = names
+            self.usage = usage
+            self.help = help
+        }
+    }
+
+    /// Every command with what it does: the help lists this table, completion offers it, and
+    /// ``parse(_:)`` takes no name that is not in it (a number alone goes to that row).
+    static let commands: [Command] = [
+        Command(["w", "write"], ":w", "save the record"),
+        Command(["q", "quit"], ":q", "quit (asks when changes would be lost)"),
+        Command(["q!", "quit!"], ":q!", "quit, discarding unsaved changes"),
+        Command(["wq", "x"], ":wq or :x", "save, then quit"),
+        Command(["123"], ":123", "go to row 123 of the list"),
+        Command(["find", "f"], ":find TEXT", "select the next record matching TEXT, without filtering (n / N repeat it)"),
+        Command(["columns", "cols"], ":columns NAME…|all", "show these columns in this order (alone: edit the current list; all: every column)"),
+        Command(["copy"], ":copy tsv|json", "copy the selected record to the clipboard"),
+        Command(["import"], ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options; :import cancel stops it)"),
+        Command(["export", "export!"], ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one; :export cancel stops it)"),
+        Command(["report"], ":report", "show the last import's or export's report"),
+        Command(["saveas", "saveas!"], ":saveas FILE", "write a copy of the database, with your unsaved edits, to a new file (:saveas! replaces one)"),
+        Command(["messages", "mes"], ":messages", "show the recent messages in full, newest first"),
+        Command(["theme"], ":theme NAME", "switch the colour theme"),
+        Command(["autosave"], ":autosave SECONDS|off", "set the autosave delay"),
+        Command(["help", "h"], ":help", "show the keys and these commands"),
     ]
+
+    /// The commands as a Markdown table, for the README and `cardfile keys`.
+    static func markdownTable() -> String {
+        var lines = ["| Command | What it does |", "|---|---|"]
+        for command in commands {
+            let usage = command.shown.replacingOccurrences(of: "|", with: "\\|")
+            lines.append("| \(usage) | \(command.help.capitalizedFirst) |")
+        }
+        return lines.joined(separator: "\n")
+    }
 
     static func parse(_ text: String) -> Parsed {
         guard let words = commandWords(text) else { return .problem("A quote is not closed.") }
@@ -64,6 +97,10 @@ enum CommandLineCommands {
         if words.count == 1, !name.isEmpty, name.allSatisfy(\.isASCII), name.allSatisfy(\.isNumber) {
             guard let row = Int(name), row > 0 else { return .problem("Rows are numbered from 1.") }
             return .jump(row)
+        }
+        // Only a name of the table is a command: the help lists every one there is.
+        guard commands.contains(where: { $0.names.contains(name) && $0.name != "123" }) else {
+            return .problem("Unknown command :\(name). :help lists the commands.")
         }
         switch name {
         case "find", "f":

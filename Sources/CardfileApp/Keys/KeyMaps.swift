@@ -157,8 +157,9 @@ public enum KeyMaps {
         ("Filter prompt", filter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading),
     ]
 
-    /// The README's key tables: one Markdown table per screen.
+    /// The README's key tables: one Markdown table per screen, then the `:` commands.
     public static func markdown() -> String {
-        all.map { "### \($0.title)\n\n\($0.map.markdownTable())" }.joined(separator: "\n\n")
+        (all.map { "### \($0.title)\n\n\($0.map.markdownTable())" } + ["### Commands (type `:` first)\n\n" + CommandLineCommands.markdownTable()])
+            .joined(separator: "\n\n")
     }
 }

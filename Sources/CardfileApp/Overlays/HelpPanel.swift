@@ -10,8 +10,13 @@ struct HelpPanel {
         self.over = over
     }
 
-    /// Scrolls by `lines` (negative: up), never above the first line.
-    mutating func scroll(by lines: Int) {
-        scroll = max(0, scroll + lines)
+    /// Scrolls by `lines` (negative: up), within the first line and `limit`.
+    mutating func scroll(by lines: Int, limit: Int) {
+        scroll = min(max(0, limit), max(0, scroll + lines))
+    }
+
+    /// Scrolls to `line` (`:help` starts at the commands).
+    mutating func scroll(to line: Int) {
+        scroll = max(0, line)
     }
 }
