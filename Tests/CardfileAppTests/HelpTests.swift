@@ -32,6 +32,8 @@ struct HelpTests {
         try harness.press(.char(":"))
         Self.expectEveryKeyListed(harness, KeyMaps.commandLine, "tables › command line")
         Self.expectEveryKeyListed(harness, KeyMaps.tables, "tables under the command line")
+        try harness.press(KeyEvent(.escape), .char("/"))
+        Self.expectEveryKeyListed(harness, KeyMaps.tablesFilter, "tables › filter")
         try harness.press(KeyEvent(.escape), KeyEvent(.down), KeyEvent(.enter))     // books
         #expect(harness.statusLine.contains("books"), "\(harness.statusLine)")
         Self.expectEveryKeyListed(harness, KeyMaps.list, "list")

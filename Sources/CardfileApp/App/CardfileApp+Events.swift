@@ -90,8 +90,11 @@ extension CardfileApp {
             do { try openList(table) } catch { show(error.message, role: .error, now: now) }
         case .back:
             return quit(force: false, now: now)
+        case .filter:
+            overlay = .filter(FilterPrompt(field: TextFieldState(text: tables?.filter ?? ""), forTables: true))
         default:
-            screens.updateTables { _ = $0.handle(action) }
+            let page = listHeight
+            screens.updateTables { _ = $0.handle(action, page: page) }
         }
         return []
     }
@@ -160,6 +163,10 @@ extension CardfileApp {
     /// Makes `text` the list's filter; when it cannot be read, the list keeps its last good
     /// filter and the returned problem says why (the prompt shows it).
     func applyFilter(_ text: String, now: ContinuousClock.Instant) -> FilterProblem? {
+        if case .tables = screens.top {
+            screens.updateTables { $0.setFilter(text) }
+            return nil
+        }
         guard let list else { return nil }
         do {
             try list.setFilter(text)

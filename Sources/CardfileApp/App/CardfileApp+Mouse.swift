@@ -53,7 +53,7 @@ extension CardfileApp {
             guard let index = tables.table(at: mouse.position, in: area) else { return [] }
             screens.updateTables { $0.selected = index }
             if isDouble {
-                do { try openList(tables.tables[index]) } catch { show(error.message, role: .error, now: now) }
+                do { try openList(tables.shown[index]) } catch { show(error.message, role: .error, now: now) }
             }
         default:
             break          // drawn by a screen that is no longer on top
@@ -81,7 +81,7 @@ extension CardfileApp {
                 show(error.message, role: .error, now: now)
             }
         case .tables:
-            screens.updateTables { _ = $0.handle(direction > 0 ? .down : .up) }
+            screens.updateTables { _ = $0.handle(direction > 0 ? .down : .up, page: 1) }
         }
         return []
     }

@@ -145,7 +145,7 @@ extension CardfileApp {
     /// prompt and dialog the screen can open, each key listed once.
     func helpKeyMap(over covered: Overlay?) -> KeyMap<AppAction> {
         let opened: [KeyMap<AppAction>] = switch screens.top {
-        case .tables: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
+        case .tables: [KeyMaps.tablesFilter, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
         case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
         case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict]
         }

@@ -71,7 +71,8 @@ extension CardfileApp {
                     buffer.write(text, x: main.x, y: y, maxWidth: main.width, style: style)
                 }
             }
-            return drawInput("Filter: ", field: &prompt.field, placeholder: "words, or year >= 1990, name = 'x', notes is empty",
+            return drawInput("Filter: ", field: &prompt.field,
+                             placeholder: prompt.forTables ? "part of a table's name" : "words, or year >= 1990, name = 'x', notes is empty",
                              mark: prompt.problem?.offset, in: messageLine, buffer: &buffer)
         case .find(var prompt)?:
             return drawInput("Find: ", field: &prompt.field, placeholder: "words, or year >= 1990 (the list stays whole; n / N repeat)", in: messageLine, buffer: &buffer)
@@ -113,7 +114,7 @@ extension CardfileApp {
                 + (readOnlyReason == nil && Self.refusal(.delete, in: list.table) == nil ? ["d delete"] : [])
                 + ["/ filter", "[ ] sort", ": commands", "? help"]).joined(separator: " · ")
         case .picker: "Enter chooses · / filter · [ ] sort · Esc back without changing the field · ? help"
-        case .tables: "Enter open · q quit · ? help"
+        case .tables: tables?.tables.isEmpty == true ? "q quit · ? help" : "Enter open · / filter · q quit · ? help"
         }
     }
 

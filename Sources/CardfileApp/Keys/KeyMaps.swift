@@ -15,7 +15,12 @@ public enum KeyMaps {
     public static let tables = KeyMap<AppAction>([
         KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous table", section: "Tables"),
         KeyBinding([KeyEvent(.down), .char("j")], .down, help: "Next table", section: "Tables"),
+        KeyBinding([KeyEvent(.pageUp)], .pageUp, help: "Previous page", section: "Tables"),
+        KeyBinding([KeyEvent(.pageDown)], .pageDown, help: "Next page", section: "Tables"),
+        KeyBinding([KeyEvent(.home), .char("g")], .first, help: "First table", section: "Tables"),
+        KeyBinding([KeyEvent(.end), .char("G")], .last, help: "Last table", section: "Tables"),
         KeyBinding([KeyEvent(.enter)], .open, help: "Open the table", section: "Tables"),
+        KeyBinding([.char("/")], .filter, help: "Show only the tables whose names contain what you type (Esc shows all)", section: "Tables"),
         KeyBinding([.char("i")], .importFile, help: "Import a file into the table (asks for its name)", section: "Tables"),
         KeyBinding([.char("x")], .exportFile, help: "Export the table to a file (asks for its name)", section: "Tables"),
         KeyBinding([.char("R")], .report, help: "The last import's or export's report", section: "Tables"),
@@ -103,6 +108,13 @@ public enum KeyMaps {
         KeyBinding([.control("q")], .quit, help: "Quit, keeping the filter typed so far", section: "Filter prompt"),
     ] + textEditing + overAnything)
 
+    /// The tables screen's filter being typed (`/`); the tables follow as it is typed.
+    public static let tablesFilter = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.enter)], .accept, help: "Keep the filter and go back to the tables", section: "Tables filter prompt"),
+        KeyBinding([KeyEvent(.escape)], .cancel, help: "Clear the filter: every table again", section: "Tables filter prompt"),
+        KeyBinding([.control("q")], .quit, help: "Quit", section: "Tables filter prompt"),
+    ] + textEditing + overAnything)
+
     /// A search being typed (`f`).
     public static let find = KeyMap<AppAction>([
         KeyBinding([KeyEvent(.enter)], .accept, help: "Select the next record matching it (n and N repeat it)", section: "Find prompt"),
@@ -154,7 +166,7 @@ public enum KeyMaps {
     /// Every map with its title, for the README and `cardfile keys`.
     public static let all: [(title: String, map: KeyMap<AppAction>)] = [
         ("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict),
-        ("Filter prompt", filter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading),
+        ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading),
     ]
 
     /// The README's key tables: one Markdown table per screen, then the `:` commands.

@@ -24,7 +24,7 @@ indirect enum Overlay {
         case .help, .panel: KeyMaps.reading
         case .question: KeyMaps.dialog
         case .commandLine: KeyMaps.commandLine
-        case .filter: KeyMaps.filter
+        case .filter(let prompt): prompt.forTables ? KeyMaps.tablesFilter : KeyMaps.filter
         case .find: KeyMaps.find
         case .conflict: KeyMaps.conflict
         }

@@ -12,6 +12,8 @@ struct FilterPrompt {
     var problem: FilterProblem?
     /// Enter was pressed while ``problem`` held.
     var refused = false
+    /// It filters the tables screen by name, not a list by its records.
+    var forTables = false
 }
 
 /// A search being typed (`f`): Enter selects the next match, Esc leaves without finding.

@@ -1,37 +1,67 @@
 import CardfileStore
 import CardfileTerminal
+import Foundation
 
 /// The database's tables and views with their row counts (counted in the background, so a big table
-/// never holds up the screen); Enter opens one.
+/// never holds up the screen); Enter opens one, `/` narrows them by name.
 struct TablesScreen {
     let tables: [TableSchema]
+    /// The part of a name the tables shown contain (any case); empty: every table.
+    private(set) var filter = ""
+    /// The tables shown: those whose names contain ``filter``.
+    private(set) var shown: [TableSchema]
+    /// The selected line of ``shown``.
     var selected = 0
     /// Counts that arrived, by table name.
     var counts: [String: Int] = [:]
 
     init(tables: [TableSchema]) {
         self.tables = tables
+        self.shown = tables
     }
 
-    mutating func handle(_ action: AppAction) -> Bool {
+    /// Moves the selection; `page` is how many tables a page holds.
+    mutating func handle(_ action: AppAction, page: Int) -> Bool {
+        let last = max(0, shown.count - 1)
         switch action {
         case .up: selected = max(0, selected - 1)
-        case .down: selected = min(max(0, tables.count - 1), selected + 1)
+        case .down: selected = min(last, selected + 1)
+        case .pageUp: selected = max(0, selected - max(1, page))
+        case .pageDown: selected = min(last, selected + max(1, page))
         case .first: selected = 0
-        case .last: selected = max(0, tables.count - 1)
+        case .last: selected = last
         default: return false
         }
         return true
     }
 
-    var selectedTable: TableSchema? { tables.indices.contains(selected) ? tables[selected] : nil }
+    /// Shows only the tables whose names contain `text` (any case), keeping the selected table
+    /// selected while it is still shown.
+    mutating func setFilter(_ text: String) {
+        let keep = selectedTable?.name
+        filter = text
+        let needle = text.trimmingCharacters(in: .whitespaces).lowercased()
+        shown = needle.isEmpty ? tables : tables.filter { $0.name.lowercased().contains(needle) }
+        selected = keep.flatMap { name in shown.firstIndex { $0.name == name } } ?? 0
+    }
 
-    /// The table drawn at `point` in `area` (a mouse click), or nil.
+    var selectedTable: TableSchema? { shown.indices.contains(selected) ? shown[selected] : nil }
+
+    /// The line of ``shown`` drawn at `point` in `area` (a mouse click), or nil.
     func table(at point: Point, in area: Rect) -> Int? {
         let (_, body) = area.splitTop(1)
         guard body.contains(point) else { return nil }
         let index = max(0, selected - body.height + 1) + point.y - body.y
-        return tables.indices.contains(index) ? index : nil
+        return shown.indices.contains(index) ? index : nil
+    }
+
+    /// What the screen says when it has no table to show.
+    var emptyText: String? {
+        if tables.isEmpty {
+            return "This database has no tables yet. To make one from a CSV, TSV or JSON file, quit (q) and run: cardfile import DATABASE FILE --table NAME --create. Or create one with sqlite3, and it shows here when you open the file again."
+        }
+        if shown.isEmpty { return "No table's name contains “\(filter)”. / changes the filter; Esc on it shows every table." }
+        return nil
     }
 
     func render(in area: Rect, buffer: inout Buffer) {
@@ -39,10 +69,17 @@ struct TablesScreen {
         guard !area.isEmpty else { return }
         buffer.fill(area, style: .plain)
         let (header, body) = area.splitTop(1)
-        buffer.write("Tables", x: header.x, y: header.y, maxWidth: header.width, style: Style(foreground: .accent, attributes: [.bold]))
+        let title = filter.isEmpty ? "Tables" : "Tables whose name contains “\(filter)” (\(shown.count) of \(tables.count))"
+        buffer.write(title, x: header.x, y: header.y, maxWidth: header.width, style: Style(foreground: .accent, attributes: [.bold]))
+        if let emptyText {
+            for (line, text) in Dialog.wrap(emptyText, width: max(1, body.width - 4)).prefix(body.height).enumerated() {
+                buffer.write(text, x: body.x + 2, y: body.y + line, maxWidth: max(0, body.width - 2), style: Style(foreground: .muted))
+            }
+            return
+        }
         let first = max(0, selected - body.height + 1)
-        for (line, index) in (first..<tables.count).prefix(body.height).enumerated() {
-            let table = tables[index]
+        for (line, index) in (first..<shown.count).prefix(body.height).enumerated() {
+            let table = shown[index]
             let style = index == selected ? Style(foreground: .text, background: .selection) : .plain
             let y = body.y + line
             buffer.fill(Rect(x: body.x, y: y, width: body.width, height: 1), style: style)
