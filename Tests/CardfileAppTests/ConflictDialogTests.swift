@@ -138,6 +138,56 @@ struct ConflictDialogTests {
         #expect(harness.lines[0].contains("name"), "the form closed")
     }
 
+    /// Long values that differ only at their ends: at 80 columns the three columns cut them
+    /// alike, so the focused field's three values are written out in full below.
+    static func longTitles(size: Size, autosave: Duration? = nil) throws -> AppHarness {
+        let harness = try AppHarness(size: size, options: CardfileApp.Options(autosave: autosave))
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'A Wizard of Earthsea' WHERE id = 1")
+        try harness.advance(.milliseconds(150))
+        try harness.press(KeyEvent(.enter))
+        try harness.type(" (Mine, with a longer subtitle)")
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'A Wizard of Earthsea: the Theirs edition' WHERE id = 1")
+        try harness.press(.control("s"))
+        return harness
+    }
+
+    @Test func at80ColumnsTheFocusedFieldsThreeValuesAreShownInFull() throws {
+        let harness = try Self.longTitles(size: Size(width: 80, height: 24))
+        let screen = harness.screen
+        #expect(screen.contains("Changed elsewhere: cards › 1"), "\(screen)")
+        #expect(screen.contains("name in full:"), "\(screen)")
+        #expect(harness.lines.contains { $0.contains("Original  A Wizard of Earthsea ") }, "\(screen)")
+        #expect(harness.lines.contains { $0.contains("Mine      A Wizard of Earthsea (Mine, with a longer subtitle)") }, "\(screen)")
+        #expect(harness.lines.contains { $0.contains("Theirs    A Wizard of Earthsea: the Theirs edition") }, "\(screen)")
+        // Every key is still said (wrapped) at this width.
+        #expect(screen.contains("Esc back"), "\(screen)")
+        // Autosave is off: nothing says it was paused.
+        #expect(!screen.contains("autosave paused") && !harness.messageLine.contains("autosave"), "\(screen)")
+    }
+
+    @Test func at40ColumnsEachSideKeepsADifferentLine() throws {
+        let harness = try Self.longTitles(size: Size(width: 40, height: 12))
+        #expect(harness.lines.contains { $0.contains("Mine      A Wizard of Earthsea (Mine") }, "\(harness.screen)")
+        #expect(harness.lines.contains { $0.contains("Theirs    A Wizard of Earthsea: the") }, "\(harness.screen)")
+        #expect(harness.screen.contains("Enter save"), "\(harness.screen)")
+        #expect(harness.lines.allSatisfy { $0.count <= 40 })
+    }
+
+    @Test func shortValuesNeedNoFullLines() throws {
+        let harness = try Self.conflicted()
+        #expect(harness.screen.contains("Changed elsewhere: cards › 1"))
+        #expect(!harness.screen.contains("in full:"), "\(harness.screen)")
+    }
+
+    @Test func autosavePausedIsSaidOnlyWhenAutosaveIsOn() throws {
+        let on = try Self.longTitles(size: Size(width: 120, height: 30), autosave: .seconds(2))
+        #expect(on.messageLine.contains("autosave is paused"), "\(on.messageLine)")
+        #expect(on.statusLine.contains("autosave paused"), "\(on.statusLine)")
+        let off = try Self.longTitles(size: Size(width: 120, height: 30))
+        #expect(off.messageLine.contains("Your edits are kept.") && !off.messageLine.contains("autosave"), "\(off.messageLine)")
+        #expect(off.statusLine.contains("not saved: conflict") && !off.statusLine.contains("autosave"), "\(off.statusLine)")
+    }
+
     @Test func theDialogFitsSmallAndWideScreens() throws {
         let harness = try Self.conflicted()
         try harness.resize(Size(width: 40, height: 12))

@@ -94,29 +94,52 @@ struct ConflictDialog {
         let area = area.intersection(buffer.area)
         guard !area.isEmpty else { return }
         let width = min(area.width, max(40, min(120, area.width - 4)))
-        let wanted = rows.count + 6
+        let nameWidth = min(max(6, rows.map { $0.name.displayWidth }.max() ?? 0), max(4, (width - 2) / 4))
+        let valueWidth = max(1, (width - 2 - nameWidth - 2 - 4) / 3)
+        let allKeys = isDeletion
+            ? "r restore with my values · t accept the deletion · Esc back"
+            : "↑↓ field · ←→ choose · Enter save · m merge · K keep mine · t take theirs · Esc back"
+        var keys = Dialog.wrap(allKeys, width: max(1, width - 3))
+        var detail = detailLines(valueWidth: valueWidth, width: max(1, width - 3))
+        let wanted = rows.count + 4 + keys.count + (detail.isEmpty ? 0 : detail.count + 1)
         let box = area.centered(Size(width: width, height: min(area.height, wanted)))
         let title = isDeletion ? "Deleted elsewhere: \(recordTitle)" : "Changed elsewhere: \(recordTitle)"
         let inner = Block(title: title, style: Style(background: .surface), borderStyle: Style(foreground: .conflict, background: .surface))
             .render(in: box, buffer: &buffer)
         guard !inner.isEmpty else { return }
+        // Where room is short, the values come first: the keys shrink to one line (F1 lists
+        // them all), then the explanation goes.
+        var explains = true
+        func needed() -> Int { (explains ? 1 : 0) + 1 + rows.count + keys.count + (detail.isEmpty ? 0 : detail.count + 1) }
+        if needed() > inner.height, keys.count > 1 {
+            keys = [isDeletion ? "r restore · t accept the deletion · Esc back" : "←→ choose · Enter save · F1 all keys"]
+        }
+        if needed() > inner.height { explains = false }
+        if needed() > inner.height, !detail.isEmpty {
+            // Each side gets its share of what is left beside one row, the heading and a gap.
+            let left = inner.height - 1 - 1 - keys.count - 2
+            detail = detailLines(valueWidth: valueWidth, width: max(1, width - 3), linesPerSide: max(1, left / 3))
+        }
         let surface = Style(background: .surface)
-        let nameWidth = min(max(6, rows.map { $0.name.displayWidth }.max() ?? 0), max(4, inner.width / 4))
-        let valueWidth = max(1, (inner.width - nameWidth - 2 - 4) / 3)
         func column(_ index: Int) -> Int { inner.x + 2 + nameWidth + 1 + index * (valueWidth + 1) }
         var y = inner.y
-        let explanation = isDeletion
-            ? "Another program deleted this record while you edited it."
-            : "Fields in bold were changed here and elsewhere; the others merge by themselves."
-        buffer.write(explanation, x: inner.x + 1, y: y, maxWidth: inner.width - 1, style: surface.with(foreground: .muted))
-        y += 1
+        if explains {
+            let explanation = isDeletion
+                ? "Another program deleted this record while you edited it."
+                : "Fields in bold were changed here and elsewhere; the others merge by themselves."
+            buffer.write(explanation, x: inner.x + 1, y: y, maxWidth: inner.width - 1, style: surface.with(foreground: .muted))
+            y += 1
+        }
         guard y < inner.maxY else { return }
         for choice in Choice.allCases {
             buffer.write(choice.name, x: column(choice.rawValue), y: y, maxWidth: valueWidth, style: surface.with(foreground: .accent).adding(.bold))
         }
         y += 1
-        let footer = 2
-        let room = max(0, inner.maxY - y - footer)
+        // Below the rows: the focused field's values in full (when the columns cut them), then
+        // the keys. The rows keep at least one line; the full values take what is left.
+        let footer = min(keys.count, max(0, inner.maxY - y - 1))
+        let available = max(0, inner.maxY - y - footer)
+        let room = min(rows.count, max(min(1, available), available - (detail.isEmpty ? 0 : detail.count + 1)))
         // The rows scroll so the focused one shows (derived each frame: nothing to keep).
         let scroll = focus < room ? 0 : focus - room + 1
         for index in rows.indices.dropFirst(scroll).prefix(room) {
@@ -135,9 +158,60 @@ struct ConflictDialog {
             }
             y += 1
         }
-        let keys = isDeletion
-            ? "r restore with my values · t accept the deletion · Esc back"
-            : "↑↓ field · ←→ choose · Enter save · m merge · K keep mine · t take theirs · Esc back"
-        buffer.write(keys, x: inner.x + 1, y: inner.maxY - 1, maxWidth: inner.width - 1, style: surface.with(foreground: .muted))
+        let detailRoom = inner.maxY - footer - y - 1
+        if !detail.isEmpty, detailRoom > 0 {
+            y += 1
+            for line in detail.prefix(detailRoom) {
+                buffer.write(line.label, x: inner.x + 1, y: y, maxWidth: inner.width - 1, style: surface.with(foreground: .accent).adding(.bold))
+                if !line.text.isEmpty {
+                    buffer.write(line.text, x: inner.x + 1 + Self.detailIndent, y: y, maxWidth: max(0, inner.width - 1 - Self.detailIndent), style: surface)
+                }
+                y += 1
+            }
+        }
+        for (index, line) in keys.suffix(footer).enumerated() {
+            buffer.write(line, x: inner.x + 1, y: inner.maxY - footer + index, maxWidth: inner.width - 1, style: surface.with(foreground: .muted))
+        }
     }
+
+    /// One line of the focused field's values in full: a side's name (on its first line) and
+    /// a piece of its value, or the heading (`label` alone).
+    struct DetailLine: Equatable {
+        var label = ""
+        var text = ""
+    }
+
+    /// The focused field's three values written out in full, wrapped to `width`, when the
+    /// table's columns (`valueWidth` cells) cut one of them: at 80 columns long titles looked
+    /// the same on all three sides. Empty when every value fits its column.
+    func detailLines(valueWidth: Int, width: Int, linesPerSide: Int = 4) -> [DetailLine] {
+        guard rows.indices.contains(focus) else { return [] }
+        let row = rows[focus]
+        let texts = [row.original, row.mine, row.theirs].map { value -> String in
+            guard let value else { return "(deleted)" }
+            if case .text(let text) = value { return text }
+            return ValueText.cell(value)
+        }
+        guard texts.contains(where: { $0.displayWidth > valueWidth || $0.contains("\n") }) else { return [] }
+        var lines = [DetailLine(label: "\(row.name) in full:")]
+        for choice in Choice.allCases {
+            // A few lines each at most (`linesPerSide`); the form shows the rest.
+            var wrapped = Dialog.wrap(texts[choice.rawValue], width: max(1, width - Self.detailIndent))
+            if wrapped.count > linesPerSide {
+                let more = "… (\(texts[choice.rawValue].count) characters)"
+                // One line: cut where the line ends (drawing marks it …), not at a word.
+                wrapped = linesPerSide == 1
+                    ? [texts[choice.rawValue].replacingOccurrences(of: "\n", with: " ")]
+                    : Array(wrapped.prefix(linesPerSide - 1)) + [more]
+            }
+            for (index, text) in wrapped.enumerated() {
+                lines.append(DetailLine(label: index == 0 ? choice.name : "", text: text))
+            }
+        }
+        return lines
+    }
+
+    /// Where a value starts in the lines of ``detailLines(valueWidth:width:)``: after the
+    /// longest side's name and two spaces.
+    static let detailIndent = (Choice.allCases.map(\.name.displayWidth).max() ?? 0) + 2
 }
