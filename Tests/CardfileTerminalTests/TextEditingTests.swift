@@ -11,7 +11,7 @@ struct TextEditingTests {
 
     @Test func movesAndDeletesByGraphemeCluster() {
         var state = field("a🇫🇷é👨‍👩‍👧b")
-        #expect(state.characters.count == 5)
+        #expect(state.count == 5)
         state.handle(KeyEvent(.left))
         state.handle(KeyEvent(.left))
         #expect(state.cursor == 3)

@@ -8,7 +8,10 @@ extension CardfileApp {
         switch event {
         case .resize(let newSize):
             size = newSize
-            for form in screens.forms { form.visibleHeight = listHeight }
+            for form in screens.forms {
+                form.visibleHeight = listHeight
+                form.areaWidth = size.width
+            }
             do {
                 for list in screens.lists {
                     try list.setHeight(listHeight)

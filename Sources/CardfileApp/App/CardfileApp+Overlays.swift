@@ -134,8 +134,7 @@ extension CardfileApp {
     /// Tab on the command line: completes the word, and lists the choices when several fit.
     private func complete(_ line: inout CommandLinePrompt, now: ContinuousClock.Instant) {
         let completion = CommandLineCommands.complete(line.prompt.field.text, themes: options.themes, folder: options.workingFolder)
-        line.prompt.field.text = completion.text
-        line.prompt.field.moveCursor(to: line.prompt.field.text.count)
+        line.prompt.field = TextFieldState(text: completion.text)      // the cursor at its end
         guard !completion.alternatives.isEmpty else { return }
         let shown = completion.alternatives.prefix(8).joined(separator: "  ")
         show(completion.alternatives.count > 8 ? shown + "  … (\(completion.alternatives.count))" : shown, role: .muted, now: now)

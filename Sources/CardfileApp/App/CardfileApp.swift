@@ -357,7 +357,7 @@ public final class CardfileApp {
         }
         let session = EditSession(editor: editor, table: table, id: id, autosaveDelay: options.autosave)
         let tableReason = id == nil ? nil : Self.readOnlyReason(of: table)
-        let form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema)
+        let form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema, areaWidth: size.width)
         form.visibleHeight = listHeight
         screens.push(.form(form))
     }

@@ -31,21 +31,23 @@ struct FieldModel {
 
     /// Shows `value` after a save or a reload: a field whose text already reads that value
     /// keeps its text, cursor and scroll (the person typing goes on where they were); any
-    /// other is shown afresh (``show(_:)``), so the field shows what is stored.
-    mutating func refresh(to value: Value) {
+    /// other is shown afresh (``show(_:width:)``), so the field shows what is stored.
+    mutating func refresh(to value: Value, width: Int) {
         let text = ValueText.editable(value)
-        guard isNull == value.isNull, self.text == text, isMultiline == text.contains("\n") else { return show(value) }
+        guard isNull == value.isNull, self.text == text, isMultiline == text.contains("\n") else { return show(value, width: width) }
         original = value
     }
 
-    /// Shows `value`, the cursor at the end of the text.
-    mutating func show(_ value: Value) {
+    /// Shows `value` in a field `width` cells wide, the cursor at the end of the text, or at
+    /// its start when the text is longer than its rows show (so it is read from the start).
+    mutating func show(_ value: Value, width: Int) {
         original = value
         isNull = value.isNull
         if case .blob = value { readOnlyReason = readOnlyReason ?? "a blob is shown by its size and first bytes, not edited" }
         let text = ValueText.editable(value)
         isMultiline = text.contains("\n")
         field = TextFieldState(text: isMultiline ? "" : text)
+        if !isMultiline, !field.fits(width: width, rows: Self.wrapRows) { field.moveCursor(to: 0) }
         area = TextAreaState(text: isMultiline ? text : "")
         area.moveCursor(to: text.count)
     }
@@ -60,9 +62,26 @@ struct FieldModel {
         area.moveCursor(to: cursor)
     }
 
-    /// Lines the field takes on screen.
-    var height: Int {
-        let body = isMultiline ? min(6, max(2, area.text.split(separator: "\n", omittingEmptySubsequences: false).count)) : 1
-        return body + (message != nil || changedElsewhere ? 1 : 0)
+    /// Rows a one-line value wraps over at most; a longer one scrolls within them, and the
+    /// line under it says how long it is.
+    static let wrapRows = 4
+
+    /// Rows the value takes in a field `width` cells wide (a one-line value wraps).
+    func valueRows(width: Int) -> Int {
+        if isMultiline { return min(6, max(2, area.text.split(separator: "\n", omittingEmptySubsequences: false).count)) }
+        if isNull { return 1 }
+        return min(Self.wrapRows, field.rowsNeeded(width: width, limit: Self.wrapRows))
+    }
+
+    /// The line under a one-line value too long for its rows: its length, and how to read it.
+    func lengthLine(width: Int) -> String? {
+        guard !isMultiline, !isNull, field.rowsNeeded(width: width, limit: Self.wrapRows) > Self.wrapRows else { return nil }
+        return "⋯ \(ValueText.count(field.count)) characters: Home and End go to its ends, Ctrl-O edits it in your editor"
+    }
+
+    /// Lines the field takes on screen in a field `width` cells wide: its rows, and a line
+    /// under them for a message, a change made elsewhere or the length of a long value.
+    func height(width: Int) -> Int {
+        valueRows(width: width) + (message != nil || changedElsewhere || lengthLine(width: width) != nil ? 1 : 0)
     }
 }

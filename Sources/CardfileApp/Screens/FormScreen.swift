@@ -17,6 +17,11 @@ final class FormScreen {
     var visibleHeight = 0 {
         didSet { keepFocusVisible() }
     }
+    /// The form's width in cells (the app sets it on opening and on a resize): long one-line
+    /// values wrap to the values' column.
+    var areaWidth: Int {
+        didSet { keepFocusVisible() }
+    }
     /// Why nothing here can be edited (the database is read-only); nil when it can.
     let readOnly: String?
     /// Undo and redo of this record's edits.
@@ -46,8 +51,9 @@ final class FormScreen {
     /// the marks, so drawing asks the store nothing.
     private(set) var isDeletedElsewhere = false
 
-    init(session: EditSession, readOnly: String?, schema: DatabaseSchema) {
+    init(session: EditSession, readOnly: String?, schema: DatabaseSchema, areaWidth: Int = 80) {
         self.session = session
+        self.areaWidth = areaWidth
         self.readOnly = readOnly
         references = Reference.all(of: session.table, in: schema)
         let keyColumns = Set(session.table.primaryKey.columnNames)
@@ -91,7 +97,7 @@ final class FormScreen {
         isDeletedElsewhere = record?.isDeletedElsewhere ?? Self.isGone(session.id)
         for index in fields.indices {
             let name = fields[index].name
-            fields[index].refresh(to: record?[name] ?? .null)
+            fields[index].refresh(to: record?[name] ?? .null, width: valueWidth)
             fields[index].isChanged = record?.changedFields.contains(name) ?? false
             fields[index].changedElsewhere = record?.changedElsewhere.contains(name) ?? false
             fields[index].message = nil
@@ -162,7 +168,7 @@ final class FormScreen {
             if !record.changedFields.contains(name), value != fields[index].value {
                 let focused = index == focus
                 let cursor = fields[index].field.cursor
-                fields[index].show(value)
+                fields[index].show(value, width: valueWidth)
                 if focused { fields[index].field.moveCursor(to: cursor) }
                 took.append(name)
             }
@@ -456,10 +462,9 @@ final class FormScreen {
             buffer.write(notice.text, x: titleLine.maxX - width, y: titleLine.y, maxWidth: width, style: Style(foreground: notice.role, attributes: [.bold]))
         }
         guard !body.isEmpty, !fields.isEmpty else { return nil }
-        let labelWidth = min(max(1, body.width / 3), (fields.map { $0.name.displayWidth }.max() ?? 0) + 1)
+        let (labelWidth, valueWidth) = columns(width: body.width)
         let valueX = body.x + labelWidth + 2
-        let valueWidth = max(0, body.maxX - valueX)
-        let first = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: body.height)
+        let first = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: body.height, width: valueWidth)
         var y = body.y
         var cursor: Point?
         for index in first..<fields.count {
@@ -470,7 +475,7 @@ final class FormScreen {
             buffer.write(field.name, x: body.x, y: y, maxWidth: labelWidth, style: labelStyle)
             let mark: (String, Role)? = field.changedElsewhere ? ("!", .conflict) : field.isChanged ? ("●", .modified) : nil
             if let mark { buffer.write(mark.0, x: body.x + labelWidth, y: y, maxWidth: 1, style: Style(foreground: mark.1, attributes: [.bold])) }
-            let bodyHeight = min(field.height - (field.message != nil || field.changedElsewhere ? 1 : 0), body.maxY - y)
+            let bodyHeight = min(field.valueRows(width: valueWidth), body.maxY - y)
             var valueArea = Rect(x: valueX, y: y, width: valueWidth, height: bodyHeight)
             if let (value, label) = labels[field.name], value == field.value, valueWidth > 12 {
                 // The referenced record beside the value: `→ name`, or why there is none.
@@ -482,18 +487,29 @@ final class FormScreen {
                 valueArea.width = valueWidth - width - 1
                 buffer.write(text, x: valueArea.maxX + 1, y: y, maxWidth: width, style: Style(foreground: role))
             }
-            hits.add(Rect(x: body.x, y: y, width: body.width, height: min(field.height, body.maxY - y)), .field(index))
+            hits.add(Rect(x: body.x, y: y, width: body.width, height: min(field.height(width: valueWidth), body.maxY - y)), .field(index))
             cursor = drawValue(index, in: valueArea, focused: focused, buffer: &buffer) ?? cursor
             y += bodyHeight
-            if y < body.maxY, field.message != nil || field.changedElsewhere {
+            let length = field.lengthLine(width: valueWidth)
+            if y < body.maxY, field.message != nil || field.changedElsewhere || length != nil {
                 let elsewhere = "changed elsewhere to \(field.theirs.map { ValueText.quoted($0) } ?? "another value"); saving asks which to keep"
-                let (text, role): (String, Role) = field.message.map { ($0, .error) } ?? (elsewhere, .conflict)
+                let (text, role): (String, Role) = if let message = field.message { (message, .error) }
+                    else if field.changedElsewhere { (elsewhere, .conflict) } else { (length ?? "", .muted) }
                 buffer.write(text, x: valueX, y: y, maxWidth: valueWidth, style: Style(foreground: role))
                 y += 1
             }
         }
         return cursor
     }
+
+    /// The labels' and the values' columns in a form `width` cells wide.
+    private func columns(width: Int) -> (label: Int, value: Int) {
+        let label = min(max(1, width / 3), (fields.map { $0.name.displayWidth }.max() ?? 0) + 1)
+        return (label, max(1, width - label - 2))
+    }
+
+    /// The values' column as last laid out.
+    var valueWidth: Int { columns(width: areaWidth).value }
 
     /// A notice for the title line: the record deleted elsewhere.
     private var notice: (text: String, role: Role)? {
@@ -523,10 +539,10 @@ final class FormScreen {
             fields[index].area = state
             return cursor
         }
+        // A long one-line value wraps over the rows it was given.
         var state = fields[index].field
-        let line = Rect(x: area.x, y: area.y, width: area.width, height: 1)
-        TextField(style: fieldStyle).render(in: line, buffer: &buffer, state: &state)
-        let cursor = focused ? TextField(style: fieldStyle).cursor(in: line, state: &state) : nil
+        TextField(style: fieldStyle).render(in: area, buffer: &buffer, state: &state)
+        let cursor = focused ? TextField(style: fieldStyle).cursor(in: area, state: &state) : nil
         fields[index].field = state
         return cursor
     }
@@ -534,16 +550,16 @@ final class FormScreen {
     /// Scrolls so the focused field shows, moving as little as it can.
     private func keepFocusVisible() {
         guard visibleHeight > 0 else { return }
-        scroll = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: visibleHeight)
+        scroll = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: visibleHeight, width: valueWidth)
     }
 
     /// The first field to show in `height` lines: `scroll`, moved just enough that the
     /// focused field fits below it.
-    private static func firstVisible(fields: [FieldModel], focus: Int, scroll: Int, height: Int) -> Int {
+    private static func firstVisible(fields: [FieldModel], focus: Int, scroll: Int, height: Int, width: Int) -> Int {
         guard !fields.isEmpty else { return 0 }
         let focus = min(max(0, focus), fields.count - 1)
         var first = min(max(0, scroll), focus)
-        while first < focus, fields[first...focus].reduce(0, { $0 + $1.height }) > height { first += 1 }
+        while first < focus, fields[first...focus].reduce(0, { $0 + $1.height(width: width) }) > height { first += 1 }
         return first
     }
 }

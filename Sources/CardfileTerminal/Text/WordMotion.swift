@@ -6,20 +6,24 @@ enum WordMotion {
         character.isLetter || character.isNumber || character == "_"
     }
 
-    /// The start of the word before `cursor` (or of the one it is in).
-    static func previousStart(in characters: [Character], from cursor: Int) -> Int {
+    /// The start of the word before `cursor` (or of the one it is in), and how many
+    /// characters back that is.
+    static func previousStart<Text: BidirectionalCollection<Character>>(in text: Text, from cursor: Text.Index) -> (Text.Index, Int) {
         var index = cursor
-        while index > 0, !isWord(characters[index - 1]) { index -= 1 }
-        while index > 0, isWord(characters[index - 1]) { index -= 1 }
-        return index
+        var moved = 0
+        while index > text.startIndex, !isWord(text[text.index(before: index)]) { index = text.index(before: index); moved += 1 }
+        while index > text.startIndex, isWord(text[text.index(before: index)]) { index = text.index(before: index); moved += 1 }
+        return (index, moved)
     }
 
-    /// The end of the word after `cursor` (or of the one it is in).
-    static func nextEnd(in characters: [Character], from cursor: Int) -> Int {
+    /// The end of the word after `cursor` (or of the one it is in), and how many characters
+    /// on that is.
+    static func nextEnd<Text: BidirectionalCollection<Character>>(in text: Text, from cursor: Text.Index) -> (Text.Index, Int) {
         var index = cursor
-        while index < characters.count, !isWord(characters[index]) { index += 1 }
-        while index < characters.count, isWord(characters[index]) { index += 1 }
-        return index
+        var moved = 0
+        while index < text.endIndex, !isWord(text[index]) { index = text.index(after: index); moved += 1 }
+        while index < text.endIndex, isWord(text[index]) { index = text.index(after: index); moved += 1 }
+        return (index, moved)
     }
 
     /// The direction a key moves by word, or nil when it is not a word key.
@@ -36,8 +40,8 @@ enum WordMotion {
 
     enum Direction { case backward, forward }
 
-    /// Where the cursor goes for `direction`.
+    /// Where the cursor goes for `direction` in an array of characters.
     static func move(_ direction: Direction, in characters: [Character], from cursor: Int) -> Int {
-        direction == .backward ? previousStart(in: characters, from: cursor) : nextEnd(in: characters, from: cursor)
+        direction == .backward ? previousStart(in: characters, from: cursor).0 : nextEnd(in: characters, from: cursor).0
     }
 }
