@@ -173,6 +173,22 @@ struct ConflictDialogTests {
         #expect(harness.lines.allSatisfy { $0.count <= 40 })
     }
 
+    @Test func aRecordOfManyFieldsKeepsSeveralRowsBesideTheFullValues() throws {
+        let columns = (1...12).map { "f\($0) TEXT" }.joined(separator: ", ")
+        let harness = try AppHarness(schema: "CREATE TABLE wide (id INTEGER PRIMARY KEY, \(columns)); INSERT INTO wide (id, f1) VALUES (1, '\(String(repeating: "the original words ", count: 30))');",
+                                     size: Size(width: 80, height: 24), options: CardfileApp.Options(table: "wide", autosave: nil))
+        try harness.press(KeyEvent(.enter))
+        try harness.press(.control("a"), .control("k"))
+        try harness.type(String(repeating: "mine and more words ", count: 30))
+        let others = (2...12).map { "f\($0) = 'theirs \($0)'" }.joined(separator: ", ")
+        try LiveRefreshTests.outside(harness, "UPDATE wide SET f1 = '\(String(repeating: "theirs and other words ", count: 30))', \(others) WHERE id = 1")
+        try harness.press(.control("s"))
+        #expect(harness.screen.contains("f1 in full:"), "\(harness.screen)")
+        let rows = harness.lines.filter { $0.range(of: #"│[ ▸] f\d+ "#, options: .regularExpression) != nil }
+        #expect(rows.count >= 3, "the table keeps rows beside the full values:\n\(harness.screen)")
+        #expect(harness.screen.contains("bytes in all"), "a long value says its size:\n\(harness.screen)")
+    }
+
     @Test func shortValuesNeedNoFullLines() throws {
         let harness = try Self.conflicted()
         #expect(harness.screen.contains("Changed elsewhere: cards › 1"))

@@ -22,6 +22,15 @@ struct MessageTests {
         #expect(!harness.messageLine.contains("goes back"), "\(harness.messageLine)")
     }
 
+    @Test func anErrorStaysItsTimeWhereverThePersonGoes() throws {
+        let harness = try AppHarness()
+        harness.app.show("The database reported an error: disk I/O error.", role: .error, now: harness.clock.now)
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.messageLine.contains("disk I/O error"), "\(harness.messageLine)")
+        try harness.advance(.seconds(6))
+        #expect(!harness.messageLine.contains("disk I/O error"), "it goes when its time is up")
+    }
+
     @Test func aListsMessageGoesWhenAFormCoversIt() throws {
         let harness = try AppHarness()
         try LiveRefreshTests.outside(harness, "UPDATE cards SET age = 50 WHERE id = 2")

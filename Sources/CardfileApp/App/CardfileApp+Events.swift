@@ -118,8 +118,7 @@ extension CardfileApp {
         do {
             if try list.handle(action) {
                 if action == .last, list.live.isWaitingToJump {
-                    show("Going to the last row once the sort is done.", role: .muted, now: now)
-                    notice?.aboutAWaitingJump = true
+                    show("Going to the last row once the sort is done.", role: .muted, now: now, aboutAWaitingJump: true)
                 }
                 return []
             }

@@ -15,8 +15,7 @@ extension CardfileApp {
             } else {
                 try list.live.jump(toRow: row - 1)
                 if list.live.isWaitingToJump {
-                    show("Going to row \(ValueText.count(row)) once the sort is done.", role: .muted, now: now)
-                    notice?.aboutAWaitingJump = true
+                    show("Going to row \(ValueText.count(row)) once the sort is done.", role: .muted, now: now, aboutAWaitingJump: true)
                 }
             }
         } catch {

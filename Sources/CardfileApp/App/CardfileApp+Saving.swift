@@ -79,11 +79,12 @@ extension CardfileApp {
             if let id, !id.isTemporary { try? list.live.select(id) }
             guard case .step(let delta) = then else { return }
             let before = list.selection
-            do { try list.live.moveSelection(by: delta) } catch { show(error.message, role: .error, now: now) }
+            do { try list.live.moveSelection(by: delta) } catch { return show(error.message, role: .error, now: now) }
             if let next = list.selection {
                 openForm(next, now: now)
-                // Said on the form it opened (a message of the list would go with the list).
-                if next == before { show(delta > 0 ? "That was the last record." : "That was the first record.", now: now) }
+                // Said on the form it opened (a message of the list would go with the list);
+                // a form that could not open has said why.
+                if next == before, form != nil { show(delta > 0 ? "That was the last record." : "That was the first record.", now: now) }
             }
         }
     }

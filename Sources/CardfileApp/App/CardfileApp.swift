@@ -57,7 +57,8 @@ public final class CardfileApp {
     /// The screens, bottom first; the top one has the keys unless an overlay covers it.
     var screens: ScreenStack
     var overlay: Overlay?
-    /// What the message line says; every new one is kept in ``messages`` too.
+    /// What the message line says; every one set is kept in ``messages`` too (so a notice is
+    /// set whole, never changed in place).
     var notice: Notice? {
         didSet {
             guard let notice else { return }
@@ -271,10 +272,12 @@ public final class CardfileApp {
         [form?.session.deadline, list?.live.nextDeadline, notice?.expires, outsideWatch.nextCheck, transfer?.quitting?.deadline].compactMap { $0 }.min()
     }
 
-    /// Puts `text` on the message line for a few seconds, as a message about the screen on
-    /// top: leaving that screen, or opening another over it, takes the message away.
-    func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant, aboutAFailedSave: Bool = false) {
-        notice = Notice(text: text, role: role, expires: now + Self.noticeTime, aboutAFailedSave: aboutAFailedSave, screen: screens.topNumber)
+    /// Puts `text` on the message line for a few seconds. A hint or a note is about the screen
+    /// on top: leaving that screen, or opening another over it, takes it away. An error stays
+    /// its time wherever the person goes (it may be about the database, not the screen).
+    func show(_ text: String, role: Role = .text, now: ContinuousClock.Instant, aboutAFailedSave: Bool = false, aboutAWaitingJump: Bool = false) {
+        notice = Notice(text: text, role: role, expires: now + Self.noticeTime, aboutAFailedSave: aboutAFailedSave,
+                        aboutAWaitingJump: aboutAWaitingJump, screen: role == .error ? nil : screens.topNumber)
     }
 
     /// What the list says when a refresh brought another program's changes.

@@ -51,9 +51,18 @@ final class EditSession {
     }
 
     /// The record as the editor sees it; nil for a new record not begun.
-    func record() -> Record? {
-        guard let id else { return nil }
-        return try? editor.record(for: id)
+    func record() -> Record? { lookUp().record }
+
+    /// The record, and whether its row is known to be gone: a stored record the editor finds
+    /// no row for. A read that failed (a lock elsewhere) says nothing about the row.
+    func lookUp() -> (record: Record?, gone: Bool) {
+        guard let id else { return (nil, false) }
+        do {
+            let record = try editor.record(for: id)
+            return (record, record == nil && !id.isTemporary)
+        } catch {
+            return (nil, false)
+        }
     }
 
     /// The record's values as its source (the view context) holds them now, under the edits.

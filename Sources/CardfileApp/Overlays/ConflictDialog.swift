@@ -118,7 +118,7 @@ struct ConflictDialog {
         if needed() > inner.height, !detail.isEmpty {
             // Each side gets its share of what is left beside one row, the heading and a gap.
             let left = inner.height - 1 - 1 - keys.count - 2
-            detail = detailLines(valueWidth: valueWidth, width: max(1, width - 3), linesPerSide: max(1, left / 3))
+            detail = detailLines(valueWidth: valueWidth, width: max(1, width - 3), linesPerSide: min(Self.detailLinesPerSide, max(1, left / 3)))
         }
         let surface = Style(background: .surface)
         func column(_ index: Int) -> Int { inner.x + 2 + nameWidth + 1 + index * (valueWidth + 1) }
@@ -184,7 +184,7 @@ struct ConflictDialog {
     /// The focused field's three values written out in full, wrapped to `width`, when the
     /// table's columns (`valueWidth` cells) cut one of them: at 80 columns long titles looked
     /// the same on all three sides. Empty when every value fits its column.
-    func detailLines(valueWidth: Int, width: Int, linesPerSide: Int = 4) -> [DetailLine] {
+    func detailLines(valueWidth: Int, width: Int, linesPerSide: Int = Self.detailLinesPerSide) -> [DetailLine] {
         guard rows.indices.contains(focus) else { return [] }
         let row = rows[focus]
         let texts = [row.original, row.mine, row.theirs].map { value -> String in
@@ -195,13 +195,17 @@ struct ConflictDialog {
         guard texts.contains(where: { $0.displayWidth > valueWidth || $0.contains("\n") }) else { return [] }
         var lines = [DetailLine(label: "\(row.name) in full:")]
         for choice in Choice.allCases {
-            // A few lines each at most (`linesPerSide`); the form shows the rest.
-            var wrapped = Dialog.wrap(texts[choice.rawValue], width: max(1, width - Self.detailIndent))
-            if wrapped.count > linesPerSide {
-                let more = "… (\(texts[choice.rawValue].count) characters)"
+            // A few lines each at most (`linesPerSide`); the form shows the rest. Only what
+            // can show is wrapped: a 1 MB value costs no more than a line's worth.
+            let text = texts[choice.rawValue]
+            let room = (linesPerSide + 1) * max(1, width - Self.detailIndent)
+            let shown = text.prefix(room)
+            var wrapped = Dialog.wrap(String(shown), width: max(1, width - Self.detailIndent))
+            if wrapped.count > linesPerSide || shown.endIndex < text.endIndex {
+                let more = "… (\(ValueText.count(text.utf8.count)) bytes in all)"
                 // One line: cut where the line ends (drawing marks it …), not at a word.
                 wrapped = linesPerSide == 1
-                    ? [texts[choice.rawValue].replacingOccurrences(of: "\n", with: " ")]
+                    ? [String(shown).replacingOccurrences(of: "\n", with: " ")]
                     : Array(wrapped.prefix(linesPerSide - 1)) + [more]
             }
             for (index, text) in wrapped.enumerated() {
@@ -210,6 +214,9 @@ struct ConflictDialog {
         }
         return lines
     }
+
+    /// Lines each side's value may take under the table.
+    static let detailLinesPerSide = 4
 
     /// Where a value starts in the lines of ``detailLines(valueWidth:width:)``: after the
     /// longest side's name and two spaces.

@@ -93,8 +93,8 @@ final class FormScreen {
     /// the text, cursor and scroll of every field whose value did not change.
     func reload() {
         session.noteChanges()
-        let record = session.record()
-        isDeletedElsewhere = record?.isDeletedElsewhere ?? Self.isGone(session.id)
+        let (record, gone) = session.lookUp()
+        isDeletedElsewhere = record?.isDeletedElsewhere ?? gone
         for index in fields.indices {
             let name = fields[index].name
             fields[index].refresh(to: record?[name] ?? .null, width: valueWidth)
@@ -156,8 +156,9 @@ final class FormScreen {
         defer { refreshLabels() }
         let wasDeleted = isDeletedElsewhere
         let wasContested = Set(fields.filter(\.changedElsewhere).map(\.name))
-        guard let record = session.record() else {
-            isDeletedElsewhere = Self.isGone(session.id)
+        let (found, gone) = session.lookUp()
+        guard let record = found else {
+            isDeletedElsewhere = gone
             session.noteChanges()
             return isDeletedElsewhere && !wasDeleted ? .deleted(edited: false) : nil
         }
@@ -203,17 +204,11 @@ final class FormScreen {
         }
     }
 
-    /// True when a stored record's row is gone (the editor finds no record for its id).
-    private static func isGone(_ id: ObjectID?) -> Bool {
-        guard let id else { return false }
-        return !id.isTemporary
-    }
-
     /// Refreshes the marks (changed, changed elsewhere) from the editor.
     func refreshMarks() {
         session.noteChanges()
-        let record = session.record()
-        isDeletedElsewhere = record?.isDeletedElsewhere ?? Self.isGone(session.id)
+        let (record, gone) = session.lookUp()
+        isDeletedElsewhere = record?.isDeletedElsewhere ?? gone
         let stored = session.storedValues()
         for index in fields.indices {
             let name = fields[index].name
@@ -464,7 +459,7 @@ final class FormScreen {
         guard !body.isEmpty, !fields.isEmpty else { return nil }
         let (labelWidth, valueWidth) = columns(width: body.width)
         let valueX = body.x + labelWidth + 2
-        let first = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: body.height, width: valueWidth)
+        let first = Self.firstVisible(count: fields.count, focus: focus, scroll: scroll, height: body.height) { self.height(of: $0, valueWidth: valueWidth) }
         var y = body.y
         var cursor: Point?
         for index in first..<fields.count {
@@ -475,22 +470,17 @@ final class FormScreen {
             buffer.write(field.name, x: body.x, y: y, maxWidth: labelWidth, style: labelStyle)
             let mark: (String, Role)? = field.changedElsewhere ? ("!", .conflict) : field.isChanged ? ("●", .modified) : nil
             if let mark { buffer.write(mark.0, x: body.x + labelWidth, y: y, maxWidth: 1, style: Style(foreground: mark.1, attributes: [.bold])) }
-            let bodyHeight = min(field.valueRows(width: valueWidth), body.maxY - y)
-            var valueArea = Rect(x: valueX, y: y, width: valueWidth, height: bodyHeight)
-            if let (value, label) = labels[field.name], value == field.value, valueWidth > 12 {
+            let (fieldWidth, label) = drawnWidth(of: index, valueWidth: valueWidth)
+            let bodyHeight = min(field.valueRows(width: fieldWidth), body.maxY - y)
+            let valueArea = Rect(x: valueX, y: y, width: fieldWidth, height: bodyHeight)
+            if let label {
                 // The referenced record beside the value: `→ name`, or why there is none.
-                let (text, role): (String, Role) = switch label {
-                case .found(let name, _): ("→ " + name, .muted)
-                case .missing(let why): ("✗ " + why, .warning)
-                }
-                let width = min(text.displayWidth, valueWidth / 2)
-                valueArea.width = valueWidth - width - 1
-                buffer.write(text, x: valueArea.maxX + 1, y: y, maxWidth: width, style: Style(foreground: role))
+                buffer.write(label.text, x: valueArea.maxX + 1, y: y, maxWidth: valueWidth - fieldWidth - 1, style: Style(foreground: label.role))
             }
-            hits.add(Rect(x: body.x, y: y, width: body.width, height: min(field.height(width: valueWidth), body.maxY - y)), .field(index))
+            hits.add(Rect(x: body.x, y: y, width: body.width, height: min(field.height(width: fieldWidth), body.maxY - y)), .field(index))
             cursor = drawValue(index, in: valueArea, focused: focused, buffer: &buffer) ?? cursor
             y += bodyHeight
-            let length = field.lengthLine(width: valueWidth)
+            let length = field.lengthLine(width: fieldWidth)
             if y < body.maxY, field.message != nil || field.changedElsewhere || length != nil {
                 let elsewhere = "changed elsewhere to \(field.theirs.map { ValueText.quoted($0) } ?? "another value"); saving asks which to keep"
                 let (text, role): (String, Role) = if let message = field.message { (message, .error) }
@@ -508,8 +498,25 @@ final class FormScreen {
         return (label, max(1, width - label - 2))
     }
 
-    /// The values' column as last laid out.
+    /// The values' column at the form's width.
     var valueWidth: Int { columns(width: areaWidth).value }
+
+    /// The cells field `index`'s value is drawn in, in a values' column `valueWidth` wide: all
+    /// of it, or what the referenced record's label beside it leaves (the label comes too).
+    private func drawnWidth(of index: Int, valueWidth: Int) -> (width: Int, label: (text: String, role: Role)?) {
+        let field = fields[index]
+        guard let (value, label) = labels[field.name], value == field.value, valueWidth > 12 else { return (valueWidth, nil) }
+        let (text, role): (String, Role) = switch label {
+        case .found(let name, _): ("→ " + name, .muted)
+        case .missing(let why): ("✗ " + why, .warning)
+        }
+        return (valueWidth - min(text.displayWidth, valueWidth / 2) - 1, (text, role))
+    }
+
+    /// The lines field `index` takes in a values' column `valueWidth` wide.
+    private func height(of index: Int, valueWidth: Int) -> Int {
+        fields[index].height(width: drawnWidth(of: index, valueWidth: valueWidth).width)
+    }
 
     /// A notice for the title line: the record deleted elsewhere.
     private var notice: (text: String, role: Role)? {
@@ -550,16 +557,17 @@ final class FormScreen {
     /// Scrolls so the focused field shows, moving as little as it can.
     private func keepFocusVisible() {
         guard visibleHeight > 0 else { return }
-        scroll = Self.firstVisible(fields: fields, focus: focus, scroll: scroll, height: visibleHeight, width: valueWidth)
+        let valueWidth = self.valueWidth
+        scroll = Self.firstVisible(count: fields.count, focus: focus, scroll: scroll, height: visibleHeight) { self.height(of: $0, valueWidth: valueWidth) }
     }
 
     /// The first field to show in `height` lines: `scroll`, moved just enough that the
     /// focused field fits below it.
-    private static func firstVisible(fields: [FieldModel], focus: Int, scroll: Int, height: Int, width: Int) -> Int {
-        guard !fields.isEmpty else { return 0 }
-        let focus = min(max(0, focus), fields.count - 1)
+    private static func firstVisible(count: Int, focus: Int, scroll: Int, height: Int, heightOf: (Int) -> Int) -> Int {
+        guard count > 0 else { return 0 }
+        let focus = min(max(0, focus), count - 1)
         var first = min(max(0, scroll), focus)
-        while first < focus, fields[first...focus].reduce(0, { $0 + $1.height(width: width) }) > height { first += 1 }
+        while first < focus, (first...focus).reduce(0, { $0 + heightOf($1) }) > height { first += 1 }
         return first
     }
 }

@@ -60,7 +60,7 @@ struct TablesScreen {
         if tables.isEmpty {
             return "This database has no tables yet. To make one from a CSV, TSV or JSON file, quit (q) and run: cardfile import DATABASE FILE --table NAME --create. Or create one with sqlite3, and it shows here when you open the file again."
         }
-        if shown.isEmpty { return "No table's name contains “\(filter)”. / changes the filter; Esc on it shows every table." }
+        if shown.isEmpty { return "No table's name contains “\(filter.trimmingCharacters(in: .whitespaces))”. / changes the filter; Esc on it shows every table." }
         return nil
     }
 
@@ -69,7 +69,8 @@ struct TablesScreen {
         guard !area.isEmpty else { return }
         buffer.fill(area, style: .plain)
         let (header, body) = area.splitTop(1)
-        let title = filter.isEmpty ? "Tables" : "Tables whose name contains “\(filter)” (\(shown.count) of \(tables.count))"
+        let needle = filter.trimmingCharacters(in: .whitespaces)
+        let title = needle.isEmpty ? "Tables" : "Tables whose name contains “\(needle)” (\(shown.count) of \(tables.count))"
         buffer.write(title, x: header.x, y: header.y, maxWidth: header.width, style: Style(foreground: .accent, attributes: [.bold]))
         if let emptyText {
             for (line, text) in Dialog.wrap(emptyText, width: max(1, body.width - 4)).prefix(body.height).enumerated() {

@@ -54,8 +54,11 @@ public enum Value: Hashable, Sendable {
             // The bytes compared at once: byte by byte through the UTF-8 views, a key typed
             // at the end of a 1 MB field (which compares it a few times) took 12.7 ms to its
             // frame; with memcmp 1.3 ms (p50, the benchmark's `field` section).
-            guard a.utf8.count == b.utf8.count else { return false }
-            return a.withUTF8 { left in b.withUTF8 { right in left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 } }
+            // (Short ones, most cells, are compared in place: no buffer to reach.)
+            let count = a.utf8.count
+            guard count == b.utf8.count else { return false }
+            if count <= 64 { return a.utf8.elementsEqual(b.utf8) }
+            return a.withUTF8 { left in b.withUTF8 { right in memcmp(left.baseAddress!, right.baseAddress!, count) == 0 } }
         case (.blob(let a), .blob(let b)): return a == b
         default: return false
         }

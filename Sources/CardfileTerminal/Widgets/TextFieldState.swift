@@ -297,6 +297,10 @@ public struct TextFieldState: Hashable, Sendable {
         return layout(from: scrollUTF8, width: width, rows: rows).cursor ?? (0, 0)
     }
 
+    /// True when `text` and the cursor after it fit one row of `width` cells whatever the text
+    /// holds: a scalar takes at least a byte and at most two cells. (Most fields: no walk.)
+    private static func surelyFits(_ text: String, width: Int) -> Bool { text.utf8.count * 2 + 1 <= width }
+
     /// The rows drawn in `rows` rows of `width` cells from the scroll, as text.
     func visibleRows(width: Int, rows: Int) -> [String] {
         layout(from: scrollUTF8, width: width, rows: rows).rows.map { String(text[index($0.lowerBound)..<index($0.upperBound)]) }
@@ -305,6 +309,7 @@ public struct TextFieldState: Hashable, Sendable {
     /// True when the whole text fits in `rows` rows of `width` cells with the cursor at its end.
     public func fits(width: Int, rows: Int) -> Bool {
         guard width > 0, rows > 0 else { return text.isEmpty }
+        if Self.surelyFits(text, width: width) { return true }
         var copy = self
         copy.cursorUTF8 = text.utf8.count
         copy.cursor = count
@@ -315,6 +320,7 @@ public struct TextFieldState: Hashable, Sendable {
     /// The rows the whole text needs at `width` cells, counted up to `limit` (the walk stops there).
     public func rowsNeeded(width: Int, limit: Int) -> Int {
         guard width > 0 else { return 1 }
+        if Self.surelyFits(text, width: width) { return 1 }
         var copy = self
         copy.cursorUTF8 = text.utf8.count
         copy.cursor = count
