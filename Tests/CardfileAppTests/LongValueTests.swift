@@ -63,6 +63,23 @@ struct LongValueTests {
         #expect(try harness.diskText("SELECT title FROM notes") == words + " fin")
     }
 
+    @Test func aFieldWithoutTheFocusShowsItsStartEvenWhenItFillsItsRows() throws {
+        // A key that fills its two rows exactly, its cursor at its end: without the focus it
+        // is shown from its first character, not scrolled to make room for a cursor.
+        let harness = try AppHarness(schema: "CREATE TABLE k (key TEXT PRIMARY KEY, v TEXT);", size: Size(width: 80, height: 24),
+                                     options: CardfileApp.Options(table: "k", autosave: nil))
+        let width = 80 - 4 - 2                                  // the label "key " and the gap
+        let key = "0" + String(repeating: "x", count: 2 * width - 1)
+        try LiveRefreshTests.outside(harness, "INSERT INTO k VALUES ('\(key)', 'v')")
+        try harness.advance(.milliseconds(150))
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.app.form?.valueWidth == width)
+        let keyLine = try #require(harness.lines.first { $0.hasPrefix("key") })
+        #expect(keyLine.dropFirst(6).hasPrefix("0xxx"), "\(harness.screen)")
+        #expect(harness.lines[2].trimmingCharacters(in: .whitespaces).allSatisfy { $0 == "x" }, "its second row: \(harness.screen)")
+        #expect(harness.lines[3].hasPrefix("v "), "no blank row after it: \(harness.screen)")
+    }
+
     @Test func aShortValueKeepsItsCursorAtTheEnd() throws {
         let harness = try Self.harness("short", size: Size(width: 80, height: 24))
         try harness.type("er")

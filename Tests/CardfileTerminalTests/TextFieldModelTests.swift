@@ -128,6 +128,14 @@ struct TextFieldModelTests {
         }
     }
 
+    @Test func aTextFillingItsRowsNeedsNoRowForTheCursor() {
+        #expect(TextFieldState(text: String(repeating: "a", count: 20)).rowsNeeded(width: 10, limit: 4) == 2)
+        #expect(TextFieldState(text: String(repeating: "a", count: 21)).rowsNeeded(width: 10, limit: 4) == 3)
+        #expect(TextFieldState(text: String(repeating: "中", count: 10)).rowsNeeded(width: 10, limit: 4) == 2)
+        #expect(TextFieldState(text: String(repeating: "a", count: 41)).rowsNeeded(width: 10, limit: 4) == 5, "beyond the limit")
+        #expect(TextFieldState(text: "short").rowsNeeded(width: 10, limit: 4) == 1)
+    }
+
     @Test func aMegabyteFieldEditsInPlace() {
         // One line of a million characters: typing at either end, deleting and moving keep
         // their bookkeeping (the benchmark times it).

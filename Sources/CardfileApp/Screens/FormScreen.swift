@@ -546,10 +546,17 @@ final class FormScreen {
             fields[index].area = state
             return cursor
         }
-        // A long one-line value wraps over the rows it was given.
+        // A long one-line value wraps over the rows it was given; a field without the focus
+        // shows its start (its cursor is kept for when it has the focus again).
+        guard focused else {
+            var shown = fields[index].field
+            shown.moveCursor(to: 0)
+            TextField(style: fieldStyle).render(in: area, buffer: &buffer, state: &shown)
+            return nil
+        }
         var state = fields[index].field
         TextField(style: fieldStyle).render(in: area, buffer: &buffer, state: &state)
-        let cursor = focused ? TextField(style: fieldStyle).cursor(in: area, state: &state) : nil
+        let cursor = TextField(style: fieldStyle).cursor(in: area, state: &state)
         fields[index].field = state
         return cursor
     }

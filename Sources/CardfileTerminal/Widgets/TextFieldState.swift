@@ -317,15 +317,16 @@ public struct TextFieldState: Hashable, Sendable {
         return laid.end && laid.cursor != nil
     }
 
-    /// The rows the whole text needs at `width` cells, counted up to `limit` (the walk stops there).
+    /// The rows the whole text needs at `width` cells, counted up to `limit` (the walk stops
+    /// there; more is `limit + 1`). No cell is kept for the cursor: a text that fills its last
+    /// row exactly takes no row more (typing at its end scrolls by a row).
     public func rowsNeeded(width: Int, limit: Int) -> Int {
         guard width > 0 else { return 1 }
         if Self.surelyFits(text, width: width) { return 1 }
         var copy = self
-        copy.cursorUTF8 = text.utf8.count
-        copy.cursor = count
+        copy.cursorUTF8 = -1
         let laid = copy.layout(from: 0, width: width, rows: limit)
-        return laid.end && laid.cursor != nil ? max(1, laid.rows.count) : limit + 1
+        return laid.end ? max(1, laid.rows.count) : limit + 1
     }
 }
 
