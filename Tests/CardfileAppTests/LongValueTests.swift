@@ -78,6 +78,15 @@ struct LongValueTests {
         #expect(keyLine.dropFirst(6).hasPrefix("0xxx"), "\(harness.screen)")
         #expect(harness.lines[2].trimmingCharacters(in: .whitespaces).allSatisfy { $0 == "x" }, "its second row: \(harness.screen)")
         #expect(harness.lines[3].hasPrefix("v "), "no blank row after it: \(harness.screen)")
+        // With the focus (every field read-only, as on a table of a key and a blob), it still
+        // shows from its start.
+        let blob = try AppHarness(schema: "CREATE TABLE k (key TEXT PRIMARY KEY, v BLOB);", size: Size(width: 80, height: 24),
+                                  options: CardfileApp.Options(table: "k", autosave: nil))
+        try LiveRefreshTests.outside(blob, "INSERT INTO k VALUES ('\(key)', x'0102')")
+        try blob.advance(.milliseconds(150))
+        try blob.press(KeyEvent(.enter))
+        #expect(blob.app.form.map { $0.fields[$0.focus].name } == "key")
+        #expect(try #require(blob.lines.first { $0.hasPrefix("key") }).dropFirst(6).hasPrefix("0xxx"), "\(blob.screen)")
     }
 
     @Test func aShortValueKeepsItsCursorAtTheEnd() throws {

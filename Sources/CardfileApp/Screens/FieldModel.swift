@@ -39,7 +39,8 @@ struct FieldModel {
     }
 
     /// Shows `value` in a field `width` cells wide, the cursor at the end of the text, or at
-    /// its start when the text is longer than its rows show (so it is read from the start).
+    /// its start when the text is longer than its rows show (so it is read from the start) or
+    /// cannot be edited (nothing is typed at its end).
     mutating func show(_ value: Value, width: Int) {
         original = value
         isNull = value.isNull
@@ -47,7 +48,7 @@ struct FieldModel {
         let text = ValueText.editable(value)
         isMultiline = text.contains("\n")
         field = TextFieldState(text: isMultiline ? "" : text)
-        if !isMultiline, !field.fits(width: width, rows: Self.wrapRows) { field.moveCursor(to: 0) }
+        if !isMultiline, readOnlyReason != nil || !field.fits(width: width, rows: Self.wrapRows) { field.moveCursor(to: 0) }
         area = TextAreaState(text: isMultiline ? text : "")
         area.moveCursor(to: text.count)
     }
