@@ -14,18 +14,30 @@ struct TerminalEdgeCaseTests {
 
     @Test func dialogsAndHelpInNarrowAreas() {
         var dialog = Dialog(title: "Unsaved changes", message: "Save?", buttons: [.init("Save", hotkey: "s")])
-        for width in 0...6 {
+        func drawn(_ width: Int) -> [String] {
             var buffer = Buffer(size: Size(width: width, height: 8))
             dialog.render(in: buffer.area, buffer: &buffer)
-            #expect(buffer.lines.count == 8)
+            return buffer.lines
         }
+        #expect(drawn(0) == Array(repeating: "", count: 8))
+        #expect(drawn(3) == ["┌─┐"] + Array(repeating: "│ │", count: 6) + ["└─┘"])
+        // The message wraps inside the box, the title and the button are cut with …, never past the edge.
+        #expect(drawn(6) == ["┌─ …─┐", "│    │", "│ Sa │", "│ ve │", "│ ?  │", "│    │", "│  […│", "└────┘"])
+        for width in 0...6 { #expect(drawn(width).allSatisfy { $0.displayWidth == width }, "width \(width)") }
         _ = dialog.handle(.char("s"))
+
         enum Action: Hashable, Sendable { case one }
         let keys = KeyMap<Action>([KeyBinding([.control("q")], .one, help: "A long help text", section: "Section")])
-        for width in 0...12 {
+        func help(_ width: Int) -> [String] {
             var buffer = Buffer(size: Size(width: width, height: 6))
             HelpOverlay(keyMap: keys, scroll: -3).render(in: Rect(x: 0, y: 0, width: width / 2, height: 6), buffer: &buffer)
-            #expect(buffer.lines.count == 6)
+            return buffer.lines
+        }
+        #expect(help(8) == ["┌──┐    "] + Array(repeating: "│  │    ", count: 4) + ["└──┘    "])
+        #expect(help(12) == ["┌─ …─┐      ", "│ Se │      ", "│ ct │      ", "│ io │      ", "│ n  │      ", "└────┘      "])
+        // Whatever the width, nothing is drawn outside the area it was given.
+        for width in 0...12 {
+            #expect(help(width).allSatisfy { $0.dropFirst(width / 2).allSatisfy { $0 == " " } }, "width \(width)")
         }
     }
 

@@ -14,7 +14,10 @@ struct LiveQueryEdgeCaseTests {
         #expect(try fixture.container.checkForExternalChanges())   // queues an event in the view
         try live.setSpec(LiveQuerySpec(table: "items", sort: [ColumnSort("year")]))
         try live.waitForBackgroundWork()
-        #expect(live.window.rows.count == 10)
+        // The rows of the new order, as SQL has them, with the outside change in.
+        let expected = try fixture.oracle(where: "1", order: "year, id", offset: live.window.firstRow, limit: 10)
+        #expect(live.window.rowids == expected.ids)
+        #expect(try view.record(for: fixture.item(3))?["notes"] == "x")
     }
 
     @Test func changingTheOrderWhenNoShownRowSurvivesTheFilter() throws {
