@@ -119,9 +119,7 @@ struct ColumnTests {
                 try harness.press(.char("j"))
             }
             let header = harness.lines[0].split(separator: " ").map(String.init)
-            #expect(!header.isEmpty, "seed \(seed), step \(step)")
             #expect(header == expected, "seed \(seed), step \(step): \(header) vs \(expected)")
-            #expect(Set(header).isSubset(of: Set(names)))
             if header != expected { break }
         }
     }

@@ -170,7 +170,9 @@ struct ConflictDialogTests {
         #expect(harness.lines.contains { $0.contains("Mine      A Wizard of Earthsea (Mine") }, "\(harness.screen)")
         #expect(harness.lines.contains { $0.contains("Theirs    A Wizard of Earthsea: the") }, "\(harness.screen)")
         #expect(harness.screen.contains("Enter save"), "\(harness.screen)")
-        #expect(harness.lines.allSatisfy { $0.count <= 40 })
+        // The box is whole: its corners are drawn, nothing cut at the edge.
+        #expect(harness.lines.contains { $0.hasPrefix("┌─ Changed elsewhere") && $0.hasSuffix("┐") }, "\(harness.screen)")
+        #expect(harness.lines.contains { $0.hasPrefix("└") && $0.hasSuffix("┘") }, "\(harness.screen)")
     }
 
     @Test func aRecordOfManyFieldsKeepsSeveralRowsBesideTheFullValues() throws {
@@ -208,7 +210,9 @@ struct ConflictDialogTests {
         let harness = try Self.conflicted()
         try harness.resize(Size(width: 40, height: 12))
         #expect(harness.screen.contains("Original"))
-        #expect(harness.lines.allSatisfy { $0.count <= 40 })
+        // The box is whole: its corners are drawn, nothing cut at the edge.
+        #expect(harness.lines.contains { $0.hasPrefix("┌─ Changed elsewhere") && $0.hasSuffix("┐") }, "\(harness.screen)")
+        #expect(harness.lines.contains { $0.hasPrefix("└") && $0.hasSuffix("┘") }, "\(harness.screen)")
         try harness.press(KeyEvent(.function(1)))
         // The dialog's keys come first; at 40×12 the help scrolls to the rest.
         #expect(harness.screen.contains("Conflict") && harness.screen.contains("Previous field"), "\(harness.screen)")

@@ -45,11 +45,9 @@ struct EditorTmuxTests {
         // A resize to 10×4 in a form, and back: the edit is still there.
         try session.send(literal: "~")
         try session.resize(width: 10, height: 4)
-        let tiny = try session.waitFor { screen in
-            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
-            return lines.filter { !$0.isEmpty }.count <= 4 && lines.allSatisfy { $0.count <= 10 } && screen.contains("books")
-        }
-        #expect(!tiny.isEmpty)
+        // (tmux draws 10 columns whatever the program writes: what counts is that the form's
+        // title is still its first line.)
+        try session.waitFor { $0.hasPrefix("books › 1") }
         try session.resize(width: 100, height: 30)
         try session.waitFor { $0.contains("books › 1") && $0.contains("e2e+~") }
 

@@ -260,16 +260,37 @@ struct ContextTests {
         #expect(try fixture.disk("SELECT name FROM people WHERE id = 1") == "Ada")
     }
 
-    @Test func performRunsOnTheContextQueue() async throws {
+    @Test(.timeLimit(.minutes(1))) func performRunsOnTheContextQueue() async throws {
         let fixture = try PeopleFixture()
         let background = fixture.container.newBackgroundContext()
-        let name = try await background.perform { context -> String in
+        // The queue is marked, so the work can tell where it runs.
+        let key = DispatchSpecificKey<Int>()
+        background.queue.setSpecific(key: key, value: 7)
+        let (name, onQueue) = try await background.perform { context -> (String, Bool) in
             try context.update(ObjectID(table: "people", rowid: 2), values: ["name": "Amazing Grace"])
             try context.save()
-            return try context.record(for: ObjectID(table: "people", rowid: 2))?["name"]?.description ?? ""
+            return (try context.record(for: ObjectID(table: "people", rowid: 2))?["name"]?.description ?? "", DispatchQueue.getSpecific(key: key) == 7)
         }
+        #expect(onQueue, "the work ran on the context's queue")
+        #expect(DispatchQueue.getSpecific(key: key) == nil, "and the caller is not on it")
         #expect(name == "Amazing Grace")
         #expect(try fixture.disk("SELECT name FROM people WHERE id = 2") == "Amazing Grace")
+
+        // Two performs started together never overlap: the second starts after the first ends.
+        let inside = Locked(0)
+        let most = Locked(0)
+        @Sendable func work(_ context: ObjectContext) -> Int {
+            let now = inside.withLock { $0 += 1; return $0 }
+            most.withLock { $0 = max($0, now) }
+            Thread.sleep(forTimeInterval: 0.02)
+            inside.withLock { $0 -= 1 }
+            return now
+        }
+        async let first = background.perform(work)
+        async let second = background.perform(work)
+        let both = try await [first, second]
+        #expect(both == [1, 1], "each ran alone")
+        #expect(most.withLock { $0 } == 1)
     }
 
     @Test func unknownTablesAndFieldsAreErrors() throws {

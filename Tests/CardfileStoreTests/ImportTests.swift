@@ -131,6 +131,16 @@ struct ImportTests {
         #expect(try fixture.run(tabs).inserted == 1)
         let pipes = try fixture.file("pipes.txt", "id|name\n32|Pipe\n")
         #expect(try fixture.run(pipes).inserted == 1)
+        // A delimiter given wins over what detection would pick: this first line has more
+        // commas than semicolons, and the semicolon is the delimiter.
+        let line = "35;a,b,c,d,e,f,g,h;C35;1;2.5;n;x\n"
+        #expect(Importer.detectDelimiter(Array(line.utf8)) == UInt8(ascii: ","), "detection alone picks the comma")
+        let mixed = try fixture.file("mixed.csv", line)
+        var given = ImportOptions(table: "cards")
+        given.header = false
+        given.delimiter = UInt8(ascii: ";")
+        #expect(try fixture.run(mixed, given).inserted == 1)
+        #expect(try fixture.disk("SELECT name || '/' || code FROM cards WHERE id = 35") == "a,b,c,d,e,f,g,h/C35")
     }
 
     @Test func modesDecideWhatADuplicateKeyDoes() throws {

@@ -27,7 +27,8 @@ public final class ObjectContext: @unchecked Sendable {
     private let inbox = Locked<[ContextDidSave]>([])
     private let settings: Locked<(policy: MergePolicy, merges: Bool)>
     private let busyWait = Locked<Duration?>(nil)
-    private let queue: DispatchQueue
+    /// The serial queue `perform` runs work on (internal: tests check where work ran).
+    let queue: DispatchQueue
 
     init(core: StoreCore, parent: ObjectContext?, identity: ContextIdentity, mergePolicy: MergePolicy, automaticallyMergesChanges: Bool) {
         self.core = core

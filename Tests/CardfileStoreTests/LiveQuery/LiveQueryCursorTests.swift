@@ -103,11 +103,11 @@ struct LiveQueryCursorTests {
         let oracle = Oracle(fixture: fixture, column: column, descending: descending, filter: filter)
         var height = 1 + random.next(below: 20)
         let live = try fixture.liveQuery(spec, height: height)
-        #expect(live.walksByKey == indexed)
+        let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), sort \(column)\(descending ? " desc" : ""), filter '\(filter)'"
+        #expect(live.walksByKey == indexed, "\(context)")
         var clock = TestClock()
         let other = fixture.container.newBackgroundContext()
         var nextName = 0
-        let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), sort \(column)\(descending ? " desc" : ""), filter '\(filter)'"
 
         for step in 0..<steps {
             let before = live.window
