@@ -500,7 +500,14 @@ final class LockHolder: @unchecked Sendable {
             try? queue.close()
             done.signal()
         }
-        locked.wait()
+        // A lock that cannot be taken (another holds it) fails the test rather than hanging it.
+        guard locked.wait(timeout: .now() + 10) == .success else {
+            throw LockNotTaken()
+        }
+    }
+
+    struct LockNotTaken: Error, CustomStringConvertible {
+        var description: String { "the lock was not taken within 10 s" }
     }
 
     func release() {
