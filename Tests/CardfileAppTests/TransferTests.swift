@@ -38,6 +38,20 @@ import Testing
         return false
     }
 
+    /// Waits (10 s at most) until no write of this process holds the write turn, and keeps it
+    /// free: the import's thread has ended or never started another batch.
+    static func waitUntilNoWriteIsUnderWay(_ container: Container) -> Bool {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if container.core.writeGate.tryEnter() {
+                container.core.writeGate.leave()
+                return true
+            }
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        return false
+    }
+
     /// A CSV of `rows` new cards.
     static func cardsFile(_ harness: AppHarness, rows: Int, name: String = "more.csv") throws -> String {
         var text = "name,phone,age,notes\n"
@@ -299,6 +313,12 @@ import Testing
         try harness.advance(.milliseconds(200))
         #expect(!harness.app.isRunning, "the wait is over: it quits anyway")
         try blocker.release()
+        // Once the lock is gone the import's thread ends (its batch rolled back or whole):
+        // only whole batches are in the file, and it is sound.
+        #expect(Self.waitUntilNoWriteIsUnderWay(harness.container))
+        let count = try #require(Int.fromDatabaseValue(try harness.disk("SELECT count(*) FROM cards")))
+        #expect((count - 4) % 500 == 0 && count <= 2_004, "\(count) rows")
+        #expect(try harness.disk("PRAGMA integrity_check") == "ok".databaseValue)
     }
 
     @Test func aSaveDuringAnAllOrNothingImportReportsBusyAndWhy() throws {

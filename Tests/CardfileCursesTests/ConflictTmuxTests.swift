@@ -18,7 +18,8 @@ struct ConflictTmuxTests {
         _ = try EditorTmuxTests.run(cardfile, ["collaborate", database, "--table", "books", "--key", "2", "--set", "title=A Wizard of Earthsea: the Theirs edition"])
         try session.waitFor { $0.contains("changed elsewhere") }
         try session.send(keys: ["C-s"])
-        let screen = try session.waitFor { $0.contains("title in full:") }
+        // (A capture can land between two writes of one frame: wait for the whole block.)
+        let screen = try session.waitFor { $0.contains("title in full:") && $0.contains("Theirs    A Wizard") && $0.contains("Enter save") }
         let lines = screen.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.contains("Mine      A Wizard of Earthsea (Mine") }, "\(width)×\(height):\n\(screen)")
         #expect(lines.contains { $0.contains("Theirs    A Wizard of Earthsea: the") }, "\(width)×\(height):\n\(screen)")

@@ -15,14 +15,29 @@ struct HelpTmuxTests {
         try session.waitFor { $0.contains("Previous record") && $0.contains("PgUp PgDn scroll") }
         // Page to the end, keeping every word shown: the longest descriptions end whole.
         var words = Set<Substring>()
-        var previous = ""
-        for _ in 0..<40 {
-            let screen = try session.capture()
+        /// The help's place from its title: the first and last lines shown, of how many.
+        func place(_ screen: String) -> (first: Int, last: Int, total: Int)? {
+            guard let match = screen.firstMatch(of: /(\d+)–(\d+) of (\d+)/) else { return nil }
+            return (Int(match.1) ?? 0, Int(match.2) ?? 0, Int(match.3) ?? 0)
+        }
+        /// The screen once two captures agree (a capture can land inside a frame's writes).
+        func settled() throws -> String {
+            var last = try session.capture()
+            for _ in 0..<40 {
+                Thread.sleep(forTimeInterval: 0.03)
+                let now = try session.capture()
+                if now == last { return now }
+                last = now
+            }
+            return last
+        }
+        for _ in 0..<60 {
+            let screen = try settled()
             words.formUnion(screen.split(whereSeparator: { " │,".contains($0) }))
-            if screen == previous { break }
-            previous = screen
+            // At the end (or all on one page): done. Else the next page, once it shows.
+            guard let shown = place(screen), shown.last < shown.total else { break }
             try session.send(keys: ["PgDn"])
-            Thread.sleep(forTimeInterval: 0.05)
+            try session.waitFor { place($0).map { $0.first > shown.first } ?? false }
         }
         for ending in ["too)", "sideways)", "them)", "unpin", ":messages", ":columns", ":saveas", ":123"] {
             #expect(words.contains(Substring(ending)), "\(width)×\(height): “\(ending)” never shown")
