@@ -116,16 +116,32 @@ final class SQLite3Session {
         try process.run()
     }
 
-    /// Sends SQL and waits until the tool has run it (it prints a marker afterwards).
-    func run(_ sql: String) throws {
+    /// Sends SQL and waits until the tool has run it (it prints a marker afterwards). A tool
+    /// that neither answers nor ends within `timeout` is stopped, and the test fails instead
+    /// of hanging.
+    func run(_ sql: String, timeout: TimeInterval = 20) throws {
         let marker = "done-\(UUID().uuidString.prefix(8))"
         input.fileHandleForWriting.write(Data("\(sql)\nSELECT '\(marker)';\n".utf8))
-        var seen = ""
-        while !seen.contains(marker) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw SQLite3Failure(status: -1, message: "sqlite3 ended early") }
-            seen += String(decoding: chunk, as: UTF8.self)
+        let reader = output.fileHandleForReading
+        let finished = DispatchSemaphore(value: 0)
+        let outcome = Locked<SQLite3Failure?>(nil)
+        DispatchQueue.global().async {
+            var seen = ""
+            while !seen.contains(marker) {
+                let chunk = reader.availableData
+                guard !chunk.isEmpty else {
+                    outcome.withLock { $0 = SQLite3Failure(status: -1, message: "sqlite3 ended early") }
+                    break
+                }
+                seen += String(decoding: chunk, as: UTF8.self)
+            }
+            finished.signal()
         }
+        guard finished.wait(timeout: .now() + timeout) == .success else {
+            process.terminate()      // (its output closes, which ends the reader)
+            throw SQLite3Failure(status: -1, message: "no answer within \(Int(timeout)) s to: \(sql)")
+        }
+        if let failure = outcome.withLock({ $0 }) { throw failure }
     }
 
     func close() {
