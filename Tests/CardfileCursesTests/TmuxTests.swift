@@ -128,13 +128,19 @@ final class TmuxSession {
         } else {
             self.tag = tag ?? UUID().uuidString
         }
+        // The program meets a clean environment: no editor, mouse setting or test knob of the
+        // person running the tests, and XDG folders of its own (no user themes, no remembered
+        // columns); what a test needs it passes in `environment`, which comes after and wins.
         // Job control as in an interactive shell: the demo gets a process group of its own, so
         // Ctrl-Z really stops it (a stop signal sent to an orphaned group is discarded). When it
         // stops, the script waits for the test's go-ahead, then resumes it with `fg`.
         let script = """
             set -m
             stty -a > '\(folder.path)/before'
-            \(environment) TERM=\(terminal) '\(demo)' \(arguments.map { "'\($0)'" }.joined(separator: " "))
+            env -u VISUAL -u EDITOR -u CARDFILE_MOUSE -u CARDFILE_SEED -u CARDFILE_FUZZ_SCALE -u CARDFILE_TEST_JOURNAL \\
+                XDG_DATA_HOME='\(folder.path)/xdg-data' XDG_STATE_HOME='\(folder.path)/xdg-state' \\
+                XDG_CONFIG_HOME='\(folder.path)/xdg-config' XDG_CACHE_HOME='\(folder.path)/xdg-cache' \\
+                \(environment) TERM=\(terminal) '\(demo)' \(arguments.map { "'\($0)'" }.joined(separator: " "))
             status=$?
             while [ $status -eq 148 ]; do
                 while [ ! -f '\(folder.path)/resume' ]; do sleep 0.05; done
