@@ -185,6 +185,25 @@ struct CommandTests {
         #expect(said.contains("Exported \(expected) rows to \(out)"))
         let text = try String(contentsOfFile: out, encoding: .utf8)
         #expect(text.hasPrefix("\"id\",\"title\""))
+        // In the order asked for: newest first, ties by id in the same direction. (Read from
+        // JSON Lines, where a line break inside a value cannot look like a new row.)
+        let lines = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "books", "--where", "year >= 1990", "--sort=-year", "--format", "jsonl"])
+        let ids = try lines.split(separator: "\n").filter { $0.hasPrefix("{") }.map { line -> String in
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            return (object?["id"] as? NSNumber)?.stringValue ?? "?"
+        }
+        let order = try EditorTmuxTests.sqlite(database, "SELECT group_concat(id, ' ') FROM (SELECT id FROM books WHERE year >= 1990 ORDER BY year DESC, id DESC)")
+        #expect(ids.joined(separator: " ") == order)
+        // Read back into an empty copy, every value is what it was (storage class and bytes).
+        let copy = folder.appendingPathComponent("copy.sqlite").path
+        try FileManager.default.copyItem(atPath: database, toPath: copy)
+        _ = try EditorTmuxTests.sqlite(copy, "DELETE FROM loans; DELETE FROM books;")
+        let imported = try EditorTmuxTests.run(cardfile, ["import", copy, out, "--table", "books"])
+        #expect(imported.contains("imported \(expected) rows: \(expected) inserted"), "\(imported)")
+        let digest = "SELECT group_concat(quote(id) || quote(title) || quote(author_id) || quote(isbn) || quote(year) || quote(published) || quote(pages) || quote(rating) || quote(notes), '|') FROM (SELECT * FROM books %@ ORDER BY id)"
+        let original = try EditorTmuxTests.sqlite(database, digest.replacingOccurrences(of: "%@", with: "WHERE year >= 1990"))
+        #expect(!original.isEmpty)
+        #expect(try EditorTmuxTests.sqlite(copy, digest.replacingOccurrences(of: "%@", with: "")) == original)
         let json = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "authors", "--format", "json"])
         #expect(json.contains("\"name\": \"Ursula K. Le Guin\""))
         _ = try EditorTmuxTests.run(cardfile, ["export", database, "--table", "nope"], expectStatus: 2)
