@@ -32,12 +32,15 @@ public struct HelpOverlay: Widget {
     static let narrowestText = 16
 
     /// The box the help takes in `area`.
-    public func frame(in area: Rect) -> Rect {
+    public func frame(in area: Rect) -> Rect { layout(in: area).box }
+
+    /// The box in `area` and the lines wrapped to it, worked out once for each use.
+    private func layout(in area: Rect) -> (box: Rect, lines: [Line]) {
         let keysWidth = min(Self.keysColumn, entries.map(\.keys.displayWidth).max() ?? 0)
         let textWidth = max(entries.map(\.help.displayWidth).max() ?? 0, entries.map(\.section.displayWidth).max() ?? 0)
         let width = min(area.width, max(keysWidth + textWidth + 7, title.displayWidth + 4))
         let lines = self.lines(width: max(1, width - 4))
-        return area.centered(Size(width: width, height: min(area.height, lines.count + 2)))
+        return (area.centered(Size(width: width, height: min(area.height, lines.count + 2))), lines)
     }
 
     /// The help as the box shows it, `width` cells wide (the box less its borders and margins).
@@ -71,22 +74,21 @@ public struct HelpOverlay: Widget {
 
     /// The largest useful ``scroll`` in `area`.
     public func maximumScroll(in area: Rect) -> Int {
-        let box = frame(in: area)
-        return max(0, lines(width: max(1, box.width - 4)).count - max(0, box.height - 2))
+        let (box, lines) = layout(in: area)
+        return max(0, lines.count - max(0, box.height - 2))
     }
 
     /// The line (for ``scroll``) where `section` begins in `area`, nil when there is none.
     public func firstLine(of section: String, in area: Rect) -> Int? {
-        let box = frame(in: area)
+        let (box, lines) = layout(in: area)
         let heading = Dialog.wrap(section, width: max(1, box.width - 4)).first
-        return lines(width: max(1, box.width - 4)).firstIndex { $0.isHeading && $0.text == heading }
+        return lines.firstIndex { $0.isHeading && $0.text == heading }
     }
 
     public func render(in area: Rect, buffer: inout Buffer) {
         let area = area.intersection(buffer.area)   // nothing is drawn outside the buffer
         guard !area.isEmpty else { return }
-        let box = frame(in: area)
-        let lines = self.lines(width: max(1, box.width - 4))
+        let (box, lines) = layout(in: area)
         let shown = max(0, box.height - 2)
         let first = min(max(0, scroll), max(0, lines.count - shown))
         var title = self.title

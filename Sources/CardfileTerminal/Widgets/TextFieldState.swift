@@ -39,18 +39,6 @@ public struct TextFieldState: Hashable, Sendable {
         }
     }
 
-    /// Replaces the whole text; the cursor stays where it was, within the new text.
-    public mutating func setText(_ newValue: String) {
-        text = newValue
-        count = newValue.count
-        scrollCharacters = 0
-        scrollUTF8 = 0
-        let keep = Swift.min(cursor, count)
-        cursor = 0
-        cursorUTF8 = 0
-        moveCursor(to: keep)
-    }
-
     // MARK: - Places
 
     private func index(_ utf8: Int) -> String.Index { text.utf8.index(text.utf8.startIndex, offsetBy: utf8) }
