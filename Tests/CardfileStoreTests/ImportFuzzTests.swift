@@ -112,3 +112,93 @@ struct ImportFuzzTests {
         }
     }
 }
+
+/// Damage whose outcome is known in advance: each damaged row expects its own error, on its
+/// own line, naming its own column, and every other row comes in exactly.
+@Suite("Import damage, row by row")
+struct ImportDamageTests {
+    /// One kind of damage to one row, and what the import must say about it.
+    enum Damage: CaseIterable {
+        case textAfterClosingQuote, wordInIntegerColumn, realTooLarge, notUTF8, nulByte, fieldMissing, fieldTooMany,
+             duplicateKey, unclosedQuoteAtTheEnd
+
+        /// The row's bytes once damaged (the row's own fields, without the line's end).
+        func apply(to fields: [[UInt8]]) -> [[UInt8]] {
+            var fields = fields
+            switch self {
+            case .textAfterClosingQuote: fields[1] = Array("\"ab\"c".utf8)
+            case .wordInIntegerColumn: fields[2] = Array("abc".utf8)
+            case .realTooLarge: fields[3] = Array("1e400".utf8)
+            case .notUTF8: fields[1].insert(0xFF, at: 3)
+            case .nulByte: fields[1].insert(0x00, at: 3)
+            case .fieldMissing: fields.removeLast()
+            case .fieldTooMany: fields.append(Array("x".utf8))
+            case .duplicateKey: fields[0] = Array("1".utf8)
+            case .unclosedQuoteAtTheEnd: fields[5] = Array("\"open".utf8)
+            }
+            return fields
+        }
+
+        /// The column the error names, and a part of its reason.
+        func expected(line: Int) -> (column: String?, reason: String) {
+            switch self {
+            case .textAfterClosingQuote: return (nil, "field 2: `c` follows the closing quote")
+            case .wordInIntegerColumn: return ("n", "“abc”")
+            case .realTooLarge: return ("r", "“1e400”")
+            case .notUTF8: return (nil, "field 2 is not valid UTF-8 text")
+            case .nulByte: return (nil, "field 2 holds a NUL byte")
+            case .fieldMissing: return (nil, "it has 5 fields, the header has 6")
+            case .fieldTooMany: return (nil, "it has 7 fields, the header has 6")
+            case .duplicateKey: return ("id", "another row already has this value")
+            case .unclosedQuoteAtTheEnd: return (nil, "field 6: unterminated quote (opened on line \(line), it never closes)")
+            }
+        }
+    }
+
+    static func goodFields(_ id: Int) -> [[UInt8]] {
+        ["\(id)", "\"name \(id), \"\"q\"\"\"", "\(id * 3)", "\(id).5", "\\x0aff", id % 2 == 0 ? "\"t\"" : "7"].map { Array($0.utf8) }
+    }
+
+    @Test func eachDamagedRowHasItsOwnErrorAndLineAndTheOthersComeInWhole() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let rows = 60
+        for round in 0..<Fuzz.scaled(30) {
+            // Rows 2… may be damaged (row 1 is the key a duplicate repeats); the last row alone
+            // may hold a quote that never closes, since any later quote would close it.
+            var damaged: [Int: Damage] = [:]
+            for _ in 0..<(1 + random.next(below: 8)) {
+                let row = 2 + random.next(below: rows - 1)
+                let kinds = Damage.allCases.filter { $0 != .unclosedQuoteAtTheEnd || row == rows }
+                damaged[row] = kinds[random.next(below: kinds.count)]
+            }
+            var bytes = Array("id,name,n,r,b,anything\r\n".utf8)
+            for id in 1...rows {
+                let fields = damaged[id].map { $0.apply(to: Self.goodFields(id)) } ?? Self.goodFields(id)
+                bytes += Array(fields.joined(separator: [UInt8(ascii: ",")]))
+                if id < rows || random.next(below: 2) == 0 { bytes += [0x0D, 0x0A] }
+            }
+            let fixture = try PeopleFixture(schema: ImportFuzzTests.schema)
+            let file = fixture.directory.file("damaged.csv")
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            var options = ImportOptions(table: "t", batchSize: 1 + random.next(below: 20))
+            options.encoding = [nil, .utf8][random.next(below: 2)]
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round), damage \(damaged.sorted { $0.key < $1.key })"
+            let summary = try Importer(container: fixture.container, file: file, options: options).run()
+
+            // The header is line 1, so row N is line N + 1.
+            let expected = damaged.sorted { $0.key < $1.key }.map { row, damage in (line: row + 1, damage.expected(line: row + 1)) }
+            #expect(summary.rejected == damaged.count, "\(context): \(summary.errors)")
+            #expect(summary.inserted == rows - damaged.count, "\(context)")
+            #expect(summary.errors.map(\.line) == expected.map(\.line), "\(context): \(summary.errors)")
+            for (error, want) in zip(summary.errors, expected) {
+                #expect(error.column == want.1.column && error.reason.contains(want.1.reason), "\(context): line \(want.line) said “\(error)”, expected column \(want.1.column ?? "none") and “\(want.1.reason)”")
+            }
+            // Every undamaged row is on disk exactly as written; no damaged row is.
+            let ids = (1...rows).filter { damaged[$0] == nil }
+            let onDisk = try readDisk(fixture.path, "SELECT group_concat(id || '|' || name || '|' || n || '|' || r || '|' || hex(b) || '|' || quote(anything), char(10)) FROM (SELECT * FROM t ORDER BY id)")
+            let want = ids.map { "\($0)|name \($0), \"q\"|\($0 * 3)|\($0).5|0AFF|\($0 % 2 == 0 ? "'t'" : "7")" }.joined(separator: "\n")
+            #expect(onDisk == .text(want), "\(context)")
+        }
+    }
+}
