@@ -147,14 +147,17 @@ struct ContextTests {
         try view.update(fixture.person(1), values: ["selected": true])
         try view.update(fixture.person(3), values: ["name": "Linus"]) // edited back to itself
         #expect(try view.saveIfNeeded() == false, "no transaction begun, so the lock was never met")
-        #expect(events.waitForEvents(0, timeout: 0.2).isEmpty)
         // The transient value is still there, still a change.
         #expect(try view.record(for: fixture.person(1))?["selected"] == 1)
 
         try view.update(fixture.person(3), values: ["name": "Linus T."])
         #expect(storeError { try view.saveIfNeeded() } == .busy, "a real change does begin one")
         try session.run("COMMIT;")
-        #expect(try view.saveIfNeeded() == true)
+        // The save that does write is the marker: the clean one before it sent no event.
+        var wrote = false
+        let earlier = try events.eventsBefore { wrote = try view.saveIfNeeded() }
+        #expect(wrote)
+        #expect(earlier.isEmpty, "a save with nothing to write commits nothing: \(earlier)")
         #expect(try fixture.disk("SELECT name FROM people WHERE id = 3") == "Linus T.")
     }
 
@@ -317,12 +320,27 @@ final class EventRecorder: @unchecked Sendable {
 
     /// Waits until at least `count` events arrived (or the timeout passes) and returns them all.
     func waitForEvents(_ count: Int, timeout: TimeInterval = 5) -> [ContextDidSave] {
+        precondition(count > 0, "to show that nothing arrives, use eventsBefore(marker:)")
         let deadline = Date().addingTimeInterval(timeout)
         while events.value.count < count, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.005)
         }
-        if count == 0 { Thread.sleep(forTimeInterval: timeout) }
         queue.sync {}
         return events.value
+    }
+
+    /// Every event recorded before the marker's: `marker` commits once, and its event (each
+    /// commit's event is delivered in commit order, on one queue) is the sign that any event
+    /// of an earlier commit would have come by then. Waiting for nothing to happen would
+    /// only say that nothing happened yet. Fails the test when the marker's event never comes.
+    func eventsBefore(marker: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation) throws -> [ContextDidSave] {
+        let before = events.value.count
+        try marker()
+        let all = waitForEvents(before + 1)
+        guard all.count > before else {
+            Issue.record("the marker's commit never reported", sourceLocation: sourceLocation)
+            return all
+        }
+        return Array(all.dropLast())
     }
 }
