@@ -189,6 +189,28 @@ struct EndlessImportCommandTests {
         return (process, output)
     }
 
+    /// Waits (10 s at most) until the process waits on `input`: a thread blocked opening it
+    /// (a FIFO without a writer) or the file open among its descriptors.
+    static func waitUntilReading(_ input: String, process: Process) -> Bool {
+        let pid = process.processIdentifier
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline, process.isRunning {
+            let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+            if descriptors.contains(where: { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")) == input }) {
+                return true
+            }
+            let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+            if threads.contains(where: { thread in
+                let waiting = (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/wchan", encoding: .utf8)) ?? ""
+                return waiting.contains("fifo") || waiting.contains("wait_for_partner")
+            }) {
+                return true
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return false
+    }
+
     @Test func ctrlCStopsAnImportWhateverItWaitsOn() throws {
         let place = try CommandTests.Workspace(demoRows: 10)
         defer { place.remove() }
@@ -198,7 +220,9 @@ struct EndlessImportCommandTests {
         for arguments in [["import", place.database, fifo, "--table", "authors"],
                           ["import", place.database, "/dev/zero", "--table", "authors", "--format", "csv"]] {
             let (process, output) = try start(place.cardfile, arguments)
-            Thread.sleep(forTimeInterval: 0.5)
+            // Interrupted once it waits on its input (which it opens after it listens for
+            // Ctrl-C), seen in /proc rather than guessed by a sleep.
+            #expect(Self.waitUntilReading(arguments[2], process: process), "\(arguments): never seen waiting on its input")
             let sent = Date()
             process.interrupt()
             process.waitUntilExit()
