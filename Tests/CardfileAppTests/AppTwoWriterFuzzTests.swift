@@ -10,7 +10,7 @@ import Testing
 /// random records. After every round: a field changed on both sides went through the dialog
 /// (never silently overwritten), a field changed on one side holds that side's value, and the
 /// file is sound.
-@Suite("Editor and another writer, randomized")
+@Suite("Editor and another writer, randomized", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct AppTwoWriterFuzzTests {
     static let fields = ["name", "age", "notes"]
     /// Tabs from the first field (id) to each field.

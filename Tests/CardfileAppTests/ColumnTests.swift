@@ -7,7 +7,7 @@ import Testing
 
 /// Wide tables: hiding, choosing and ordering columns, pinning the key, all remembered per
 /// database file and table in the state folder.
-@Suite("Columns")
+@Suite("Columns", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct ColumnTests {
     static let wide = """
         CREATE TABLE wide (id INTEGER PRIMARY KEY, alpha TEXT, beta TEXT, gamma TEXT, delta TEXT, epsilon TEXT);

@@ -6,7 +6,7 @@ import GRDB
 import Testing
 
 /// The Original / Mine / Theirs dialog: each choice leaves the file and the form as promised.
-@Suite("Conflict dialog")
+@Suite("Conflict dialog", .timeLimit(.minutes(10)))
 struct ConflictDialogTests {
     /// A form on Ada with `name` and `notes` edited here, while another program changed
     /// `name` (both sides) and `age` (theirs only). Ctrl-S has opened the dialog.

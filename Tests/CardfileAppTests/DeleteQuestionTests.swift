@@ -6,7 +6,7 @@ import CardfileTerminal
 
 /// The delete question names what goes with the record, counted; a delete that would be
 /// refused says why without asking.
-@Suite("Delete question")
+@Suite("Delete question", .timeLimit(.minutes(10)))
 struct DeleteQuestionTests {
     static let family = """
         CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT);

@@ -7,7 +7,7 @@ import GRDB
 import Testing
 
 /// The editor as a person meets it: keys in, the screen and the file read back.
-@Suite("Editor")
+@Suite("Editor", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct EditorTests {
     @Test func browseSortAndFilter() throws {
         let harness = try AppHarness()

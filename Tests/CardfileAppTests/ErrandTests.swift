@@ -7,7 +7,7 @@ import Testing
 
 /// Work the app sends off the loop: the remembered-columns file and the labels of referencing
 /// fields. The loop goes on while it waits, and what it returns never undoes something newer.
-@Suite("Errands")
+@Suite("Errands", .timeLimit(.minutes(10)))
 struct ErrandTests {
     static let twoTables = """
         CREATE TABLE wide (id INTEGER PRIMARY KEY, alpha TEXT, beta TEXT, gamma TEXT);

@@ -7,7 +7,7 @@ import Testing
 
 /// Ctrl-O: a field's text in `$EDITOR`, run for real (small shell scripts stand in for the
 /// editor) on the headless backend, which counts the hand-overs of the terminal.
-@Suite("External editor")
+@Suite("External editor", .timeLimit(.minutes(10)))
 struct ExternalEditorTests {
     /// A harness whose editor is the script `body`; the script logs the file it was given.
     static func harness(editor body: String, readOnly: Bool = false) throws -> (AppHarness, log: String, scripts: TemporaryDirectory) {

@@ -6,7 +6,7 @@ import GRDB
 import Testing
 
 /// The database file replaced or deleted under the editor, as a person meets it.
-@Suite("Editor: file replaced or deleted")
+@Suite("Editor: file replaced or deleted", .timeLimit(.minutes(10)))
 struct EditorFileGoneTests {
     private func makeOther(_ path: String) throws {
         let queue = try DatabaseQueue(path: path)

@@ -8,7 +8,7 @@ import Testing
 /// A filter is applied only as typed: while the text cannot be read the list keeps the last
 /// filter it could read and says so, and Enter keeps the prompt open with the reason and its
 /// place rather than leaving a filter that means something else.
-@Suite("Filter prompt")
+@Suite("Filter prompt", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct FilterPromptTests {
     /// The rows the list shows, by their first cell (the key).
     private func keys(_ harness: AppHarness) -> [String] {

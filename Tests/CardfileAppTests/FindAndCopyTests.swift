@@ -7,7 +7,7 @@ import GRDB
 import Testing
 
 /// `:123`, finding without filtering (`f`, `n`, `N`), and copying through OSC 52.
-@Suite("Find, jump and copy")
+@Suite("Find, jump and copy", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct FindAndCopyTests {
     @Test func jumpToARowByNumber() throws {
         let harness = try AppHarness(options: CardfileApp.Options(table: "books", autosave: nil), demoRows: 300)

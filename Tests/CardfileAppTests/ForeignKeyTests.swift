@@ -8,7 +8,7 @@ import Testing
 
 /// Foreign keys in forms: the label beside the value, following it (stacked form, Esc back),
 /// the picker, the records that reference this one, and a missing referent.
-@Suite("Foreign keys")
+@Suite("Foreign keys", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct ForeignKeyTests {
     static let schema = """
         PRAGMA foreign_keys = OFF;

@@ -7,7 +7,7 @@ import Testing
 
 /// The help lists every key of the screen (and of the overlay) it is opened on, from the maps
 /// that handle them, and every `:` command from the table the command line reads.
-@Suite("Help")
+@Suite("Help", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct HelpTests {
     /// The help's entries for what is on screen now.
     static func entries(_ harness: AppHarness) -> [(keys: String, help: String)] {

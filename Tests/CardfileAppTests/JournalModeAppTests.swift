@@ -8,7 +8,7 @@ import Testing
 /// The editor on a rollback-journal file: browsing leaves it as found, and a commit another
 /// program is writing (which keeps readers out in this mode) is waited for and said, never
 /// shown as a record of empty fields.
-@Suite("Editor in a rollback journal")
+@Suite("Editor in a rollback journal", .timeLimit(.minutes(10)))
 struct JournalModeAppTests {
     @Test func browsingAndQuittingLeaveTheFileAsFound() throws {
         let harness = try AppHarness(wal: false)

@@ -7,7 +7,7 @@ import Testing
 
 /// `:N` and End typed while the list's new order is still being sorted in the background wait
 /// for the sort, say so, and then land on that row of the new order.
-@Suite("Jumps during a background sort")
+@Suite("Jumps during a background sort", .timeLimit(.minutes(10)))
 struct JumpDuringSortAppTests {
     static let schema = """
         CREATE TABLE cards (id INTEGER PRIMARY KEY, name TEXT NOT NULL, phone TEXT UNIQUE, age INTEGER, notes TEXT);

@@ -7,7 +7,7 @@ import Testing
 
 /// Another process writes the file while the editor shows it: the list and the open form
 /// follow within a poll, and an edited field is marked before any save.
-@Suite("Live refresh")
+@Suite("Live refresh", .timeLimit(.minutes(10)))
 struct LiveRefreshTests {
     /// Writes through a connection of its own, as another program would.
     static func outside(_ harness: AppHarness, _ sql: String) throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// A long one-line value is read from its start, wrapped over a few rows; one too long for
 /// them says its length; typing in it works at either end.
-@Suite("Long values in a form")
+@Suite("Long values in a form", .timeLimit(.minutes(10)))
 struct LongValueTests {
     static let title = "A long single line title that goes on and on well past the width of a narrow terminal, with more words at its end: THE END"
 

@@ -8,7 +8,7 @@ import Testing
 /// Messages belong to what they are about: a screen's hint goes with the screen, outside
 /// changes are said where they are, the status bar keeps the position and the save state
 /// at any width, and `:messages` shows what the line cut or took away.
-@Suite("Messages")
+@Suite("Messages", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct MessageTests {
     @Test func aHintGoesWithTheScreenItIsAbout() throws {
         let harness = try ForeignKeyTests.books()

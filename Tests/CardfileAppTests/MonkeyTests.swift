@@ -10,7 +10,7 @@ import Testing
 /// editor never crashes, the file stays sound, and a model of what was saved holds: whenever
 /// the status bar says "saved", the form's record is on disk as the form holds it, and no row
 /// changes on disk unless a save of the editor named it.
-@Suite("Monkey")
+@Suite("Monkey", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct MonkeyTests {
     static let keys: [KeyEvent] = {
         var keys = KeyMaps.all.flatMap { $0.map.bindings.flatMap(\.keys) }

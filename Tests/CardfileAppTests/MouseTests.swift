@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// The mouse on the headless backend, from bytes decoded as the terminal sends them (SGR).
-@Suite("Mouse")
+@Suite("Mouse", .timeLimit(.minutes(10)))
 struct MouseTests {
     /// A click (press and release) at a zero-based cell, as SGR bytes through the decoder.
     static func click(_ harness: AppHarness, x: Int, y: Int) throws {

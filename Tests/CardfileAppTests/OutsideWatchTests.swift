@@ -7,7 +7,7 @@ import Testing
 
 /// The check for another process's commits runs off the loop: a check stuck behind another
 /// program's lock leaves the keys answered, and what it finds still arrives.
-@Suite("Outside watch")
+@Suite("Outside watch", .timeLimit(.minutes(10)))
 struct OutsideWatchTests {
     @Test func aStuckCheckLeavesTheKeysAnswered() throws {
         let harness = try AppHarness()

@@ -7,7 +7,7 @@ import Testing
 
 /// Prompts, dialogs, the help and reports each answer to their own key map, and the help
 /// lists those maps too.
-@Suite("Overlay keys")
+@Suite("Overlay keys", .timeLimit(.minutes(10)))
 struct OverlayKeyTests {
     @Test func theListsHelpListsThePromptsAndDialogsItOpens() throws {
         let harness = try AppHarness(size: Size(width: 120, height: 90))

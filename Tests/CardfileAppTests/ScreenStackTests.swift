@@ -8,7 +8,7 @@ import Testing
 
 /// The screens as one stack: whatever opens a screen puts it on top, Esc (or q, or a form
 /// that closes) takes it off, and what was below comes back as it was left.
-@Suite("Screen stack")
+@Suite("Screen stack", .timeLimit(.minutes(10)))
 struct ScreenStackTests {
     @Test func backFromAListShowsTheTablesWithTheSameTableSelected() throws {
         let harness = try AppHarness(schema: ForeignKeyTests.schema)

@@ -7,7 +7,7 @@ import Testing
 
 /// The tables screen moves as a list does, filters by name, keeps its place when a table is
 /// left, and says what to do when the database has no table.
-@Suite("Tables screen")
+@Suite("Tables screen", .timeLimit(.minutes(10)))
 struct TablesScreenTests {
     /// Thirty tables, `t00`…`t29` in this order, three with longer names.
     static let many: String = (0..<30).map { index in

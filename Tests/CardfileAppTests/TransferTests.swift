@@ -8,7 +8,7 @@ import Testing
 
 /// `:import` and `:export` in the editor: they run in the background while keys are handled,
 /// show their progress, end with a summary and a report, and an upsert reaches the open form.
-@Suite struct TransferTests {
+@Suite(.timeLimit(.minutes(10))) struct TransferTests {
     /// A second connection holding the write lock until `release()`: the import waits for
     /// it, so the test sees the import running without racing it.
     final class Blocker: @unchecked Sendable {

@@ -8,7 +8,7 @@ import Testing
 
 /// Undo and redo in a form: typing runs coalesce, every other edit is a step, undo goes past
 /// a save, and never into another record.
-@Suite("Undo")
+@Suite("Undo", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct UndoTests {
     static let undo = KeyEvent.alt("u")
     static let redo = KeyEvent.alt("r")

@@ -6,7 +6,7 @@ import CardfileTerminal
 
 /// Views on screen: listed beside the tables, opened by name, read-only unless their
 /// INSTEAD OF triggers let a change through, and saying so.
-@Suite("Views on screen")
+@Suite("Views on screen", .timeLimit(.minutes(10)))
 struct ViewScreenTests {
     static let schema = """
         CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, age INTEGER, city TEXT);

@@ -2,7 +2,7 @@ import CardfileTerminal
 import Testing
 @testable import CardfileCurses
 
-@Suite("Colour numbers for ncurses")
+@Suite("Colour numbers for ncurses", .timeLimit(.minutes(10)))
 struct ColorNumberTests {
     @Test func paletteColoursAreRGBOnDirectColourTerminals() {
         #expect(CursesBackend.colorNumber(.ansi(9), depth: .indexed256) == 9)

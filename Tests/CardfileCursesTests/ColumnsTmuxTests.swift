@@ -3,7 +3,7 @@ import Testing
 
 /// The demo's books at the sizes people use: keys, codes and dates whole, headers apart, and at
 /// 40 columns the rest reached by scrolling sideways.
-@Suite("Columns in tmux", .serialized)
+@Suite("Columns in tmux", .serialized, .timeLimit(.minutes(10)))
 struct ColumnsTmuxTests {
     @Test(arguments: zip([120, 80, 40], [30, 24, 12]))
     func shortColumnsAreWholeAtEverySize(width: Int, height: Int) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The headless commands, run as a person runs them: output and exit status.
-@Suite("Headless commands")
+@Suite("Headless commands", .timeLimit(.minutes(10)))
 struct CommandTests {
     /// A folder of its own (``remove()`` it when done), the database path in it (a demo
     /// library of `demoRows` books, or no file yet when nil), and the program.

@@ -4,7 +4,7 @@ import Testing
 /// Shell completions as a person meets them: an interactive bash in tmux sources the script
 /// `cardfile --generate-completion-script bash` prints, and Tab completes subcommands and the
 /// tables of the database already on the line.
-@Suite("Completions in tmux")
+@Suite("Completions in tmux", .timeLimit(.minutes(10)))
 struct CompletionTmuxTests {
     @Test func bashCompletesSubcommandsAndTables() throws {
         let cardfile = try TmuxSession.programPath("cardfile")

@@ -3,7 +3,7 @@ import Testing
 
 /// The conflict dialog as a person meets it at the sizes people use: long values that differ
 /// only at their ends can be told apart on every side.
-@Suite("Conflict dialog in tmux", .serialized)
+@Suite("Conflict dialog in tmux", .serialized, .timeLimit(.minutes(10)))
 struct ConflictTmuxTests {
     @Test(arguments: zip([120, 80, 40], [30, 24, 12]))
     func longValuesCanBeToldApart(width: Int, height: Int) throws {

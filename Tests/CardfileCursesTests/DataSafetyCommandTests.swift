@@ -3,7 +3,7 @@ import Testing
 
 /// The commands destroy nothing the person did not ask them to: run as a person runs them,
 /// with the bytes of every file they were pointed at compared before and after.
-@Suite("Commands that could destroy files")
+@Suite("Commands that could destroy files", .timeLimit(.minutes(10)))
 struct DataSafetyCommandTests {
     private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
@@ -128,7 +128,7 @@ struct DataSafetyCommandTests {
 /// A WAL-mode database in a folder this process cannot write: opened as a read-only
 /// snapshot (SQLite needs a shared-memory file beside a WAL file, which the folder cannot
 /// hold), or refused with the reason when its log holds changes a snapshot would miss.
-@Suite("A database in a read-only folder")
+@Suite("A database in a read-only folder", .timeLimit(.minutes(10)))
 struct ReadOnlyFolderTests {
     /// Runs `cardfile arguments` with `folder` read-only: remounted read-only in a mount
     /// namespace of its own when running as root (root writes through permissions), else
@@ -176,7 +176,7 @@ struct ReadOnlyFolderTests {
     }
 }
 
-@Suite("Imports that never end")
+@Suite("Imports that never end", .timeLimit(.minutes(10)))
 struct EndlessImportCommandTests {
     private func start(_ cardfile: String, _ arguments: [String]) throws -> (Process, Pipe) {
         let process = Process()

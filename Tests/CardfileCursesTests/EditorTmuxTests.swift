@@ -4,7 +4,7 @@ import Testing
 /// The `cardfile` binary in a real terminal (tmux), on a demo database it made itself, with
 /// the `sqlite3` tool reading the file: edit, save, the question on leaving, autosave, a
 /// resize to 10×4 in a form, quitting, and the terminal as it was.
-@Suite("Editor in tmux", .serialized)
+@Suite("Editor in tmux", .serialized, .timeLimit(.minutes(10)))
 struct EditorTmuxTests {
     @Test func editSaveAskAutosaveResizeQuit() throws {
         let (session, database) = try Self.editor(rows: 200, table: "books")

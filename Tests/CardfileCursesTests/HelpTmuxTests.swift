@@ -4,7 +4,7 @@ import Testing
 /// The help as a person meets it in a terminal at the sizes people use: the keys of the
 /// screen, descriptions wrapped rather than cut, scrolled to the end, and `:help` at the
 /// commands.
-@Suite("Help in tmux", .serialized)
+@Suite("Help in tmux", .serialized, .timeLimit(.minutes(10)))
 struct HelpTmuxTests {
     @Test(arguments: zip([120, 80, 40], [30, 24, 12]))
     func theHelpListsEveryKeyAndCommandWhole(width: Int, height: Int) throws {

@@ -3,7 +3,7 @@ import Testing
 
 /// Every command's output, error paths included, with hostile table names, values and paths:
 /// no byte of data reaches the terminal raw, and every argument error is one line and status 2.
-@Suite("Hostile bytes on the command line")
+@Suite("Hostile bytes on the command line", .timeLimit(.minutes(10)))
 struct HostileOutputTests {
     /// Sets the terminal's title, writes the clipboard (OSC 52), rings the bell, and a C1 CSI.
     static let hostile = "\u{1B}]0;pwned\u{07}\u{1B}]52;c;ZXZpbA==\u{07}\u{9B}31m\u{85}"

@@ -3,7 +3,7 @@ import Testing
 
 /// A rollback-journal database opened, browsed and closed in the editor at the sizes people use
 /// is byte for byte the file it was, still in its journal mode; `--wal` switches it on purpose.
-@Suite("Journal mode in tmux", .serialized)
+@Suite("Journal mode in tmux", .serialized, .timeLimit(.minutes(10)))
 struct JournalModeTmuxTests {
     /// The demo library, made by `cardfile demo` and then put in a rollback journal by `sqlite3`
     /// (as another program would have left it), and the editor started on it.

@@ -4,7 +4,7 @@ import Testing
 /// The demo program over the curses backend, in a real terminal (tmux), read back with
 /// `capture-pane`. Each test checks afterwards that the terminal settings (`stty -a`) are
 /// exactly what they were before the program started.
-@Suite("Curses backend in tmux", .serialized)
+@Suite("Curses backend in tmux", .serialized, .timeLimit(.minutes(10)))
 struct TmuxTests {
     @Test(arguments: ["xterm-256color", "screen-256color", "linux"])
     func typeResizeQuitAndRestore(terminal: String) throws {

@@ -7,7 +7,7 @@ import CardfileTestSupport
 /// are row errors naming their line, never silently kept or swallowed. Checked by examples,
 /// against cases Python's csv module (strict mode) read, and by a seeded fuzz against a
 /// byte-at-a-time model of the RFC.
-@Suite("CSV: strict RFC 4180 quoting")
+@Suite("CSV: strict RFC 4180 quoting", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct CSVStrictnessTests {
     // MARK: - Examples
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CardfileStore
 
-@Suite("Contexts: editing, child contexts, saving")
+@Suite("Contexts: editing, child contexts, saving", .timeLimit(.minutes(10)))
 struct ContextTests {
     @Test func editorDiscardLeavesParentAndDiskUntouched() throws {
         let fixture = try PeopleFixture()

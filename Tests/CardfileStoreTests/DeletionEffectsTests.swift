@@ -7,7 +7,7 @@ import CardfileTestSupport
 /// What a delete takes with it is counted before it happens: cascades through children and
 /// grandchildren, SET NULL and SET DEFAULT, self-references and cycles. Counting writes
 /// nothing.
-@Suite("Deletion effects")
+@Suite("Deletion effects", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct DeletionEffectsTests {
     static let family = """
         CREATE TABLE parent (id INTEGER PRIMARY KEY, name TEXT);

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CardfileStore
 
-@Suite("Demo database")
+@Suite("Demo database", .timeLimit(.minutes(10)))
 struct DemoDatabaseTests {
     @Test func createdOnceWithItsFolderAndOpenable() throws {
         let directory = TemporaryDirectory()

@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// Cases found in review: each failed before its fix.
-@Suite("Store edge cases")
+@Suite("Store edge cases", .timeLimit(.minutes(10)))
 struct EdgeCaseTests {
     @Test func anEditBackIsDroppedNotFoldedOverAMergedValue() throws {
         let fixture = try PeopleFixture()

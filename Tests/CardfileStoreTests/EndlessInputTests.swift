@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// Inputs that never end, and inputs that can be read only once.
-@Suite("Import: endless and one-shot inputs")
+@Suite("Import: endless and one-shot inputs", .timeLimit(.minutes(10)))
 struct EndlessInputTests {
     private func importError(_ fixture: ImportTests.Fixture, _ path: String, _ options: ImportOptions) -> ImportError? {
         do {
@@ -76,7 +76,7 @@ struct EndlessInputTests {
 /// An import the disk cannot hold stops with the reason and says how many rows it had
 /// already written; an atomic one says none stay. The disk fills for real: SQLite's page
 /// limit on the writer connection makes its writes fail with SQLITE_FULL.
-@Suite("Import: a full disk")
+@Suite("Import: a full disk", .timeLimit(.minutes(10)))
 struct FullDiskImportTests {
     @Test(arguments: [false, true])
     func aFullDiskSaysHowManyRowsWereImported(atomic: Bool) throws {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CardfileStore
 
-@Suite("ContextDidSave events")
+@Suite("ContextDidSave events", .timeLimit(.minutes(10)))
 struct EventTests {
     @Test func oneEventPerCommitWithEveryChangeAndTheOrigin() throws {
         let fixture = try PeopleFixture()

@@ -6,7 +6,7 @@ import CardfileTestSupport
 
 /// Numbers are never rounded silently: a value is kept exactly (as text where the column has
 /// no type that can hold it) or refused with its line and why.
-@Suite("Exact numbers")
+@Suite("Exact numbers", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct ExactNumberTests {
     // MARK: - The named cases, through import
 
@@ -187,7 +187,7 @@ struct ExactNumberTests {
 /// After a save, the context holds exactly what a read of the row gives: a REAL column's
 /// whole values stay reals, generated columns included (RETURNING handed them back as
 /// integers, and a just-inserted record showed `3` where the list later showed `3.0`).
-@Suite("Saved values are read values")
+@Suite("Saved values are read values", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct SavedValueTests {
     @Test func aGeneratedRealIsARealInTheJustSavedRecord() throws {
         let seed = Fuzz.seed()

@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// Export, then import into an empty copy: the same rows, values and types come back.
-@Suite("Export")
+@Suite("Export", .timeLimit(.minutes(10)))
 struct ExportTests {
     static let schema = """
         CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, n INTEGER, r REAL, b BLOB, anything);

@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// Another process (the `sqlite3` tool) writing the same file.
-@Suite("Other processes")
+@Suite("Other processes", .timeLimit(.minutes(10)))
 struct ExternalProcessTests {
     @Test func anotherProcessesChangeToTheSameFieldMakesTheNextSaveConflictUnderError() throws {
         let fixture = try PeopleFixture()

@@ -5,7 +5,7 @@ import Testing
 /// The database file replaced or deleted under an open container: nothing more is written
 /// through its path, the file now there is never touched, and pending edits can be saved in
 /// a copy elsewhere. The other side is a real `sqlite3` process.
-@Suite("File replaced or deleted under the store")
+@Suite("File replaced or deleted under the store", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct FileGoneTests {
     /// The people database, open with one saved edit still in the write-ahead log (the
     /// checkpointer's threshold is out of reach) and one pending edit in an editor.

@@ -4,7 +4,7 @@ import CardfileTestSupport
 @testable import CardfileStore
 
 /// Files Cardfile writes or opens are destroyed only when the person asked for it.
-@Suite("File safety")
+@Suite("File safety", .timeLimit(.minutes(10)))
 struct FileSafetyTests {
     private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 

@@ -6,7 +6,7 @@ import Testing
 /// Randomized checks of import: random rows come back exactly through every format, and
 /// random damage to a file is reported row by row, never a crash, a half-written row or a
 /// wrong count.
-@Suite("Import fuzz")
+@Suite("Import fuzz", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct ImportFuzzTests {
     static let schema = "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, n INTEGER, r REAL, b BLOB, anything)"
 
@@ -115,7 +115,7 @@ struct ImportFuzzTests {
 
 /// Damage whose outcome is known in advance: each damaged row expects its own error, on its
 /// own line, naming its own column, and every other row comes in exactly.
-@Suite("Import damage, row by row")
+@Suite("Import damage, row by row", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct ImportDamageTests {
     /// One kind of damage to one row, and what the import must say about it.
     enum Damage: CaseIterable {

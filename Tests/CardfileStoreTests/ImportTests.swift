@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// A corpus of awkward files, each with what must come of it.
-@Suite("Import")
+@Suite("Import", .timeLimit(.minutes(10)))
 struct ImportTests {
     static let schema = """
         CREATE TABLE cards (

@@ -5,7 +5,7 @@ import Testing
 
 /// The store-integrity review's cases: ways a change made elsewhere could be hidden or
 /// overwritten. Each test failed before its fix.
-@Suite("Store integrity")
+@Suite("Store integrity", .timeLimit(.minutes(10)))
 struct IntegrityTests {
     // MARK: 1. An edit that changes nothing
 

@@ -7,7 +7,7 @@ import CardfileTestSupport
 /// A database keeps the journal mode it was found in: opening and reading it change nothing
 /// on disk, saves and another program's commits work in a rollback journal as in WAL, and
 /// only `switchToWAL` (`--wal`) switches.
-@Suite("Journal mode")
+@Suite("Journal mode", .timeLimit(.minutes(10)))
 struct JournalModeTests {
     private func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
     private func companions(_ path: String) -> [String] {

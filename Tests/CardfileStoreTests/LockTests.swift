@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CardfileStore
 
-@Suite("Locks held by other processes")
+@Suite("Locks held by other processes", .timeLimit(.minutes(10)))
 struct LockTests {
     @Test func saveMeetingALongLockIsBusyKeepsEverythingAndRetries() throws {
         let fixture = try PeopleFixture(options: StoreOptions(busyTimeout: 0.2))

@@ -5,7 +5,7 @@ import Testing
 /// Every merge policy against every kind of conflict. "Mine" is a background context that does
 /// not merge automatically, so the change made elsewhere (by another context of the same
 /// container) reaches its save as a conflict.
-@Suite("Merge policies")
+@Suite("Merge policies", .timeLimit(.minutes(10)))
 struct MergePolicyTests {
     struct Expected: Sendable, CustomStringConvertible {
         let policy: MergePolicy

@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// Automatic merging: other commits reach registered objects without hiding conflicts.
-@Suite("Merging changes made elsewhere")
+@Suite("Merging changes made elsewhere", .timeLimit(.minutes(10)))
 struct MergingTests {
     @Test func changeToAnotherFieldMergesSilentlyAndBothReachDisk() throws {
         let fixture = try PeopleFixture()

@@ -3,7 +3,7 @@ import GRDB
 import Testing
 @testable import CardfileStore
 
-@Suite("Opening files")
+@Suite("Opening files", .timeLimit(.minutes(10)))
 struct OpeningTests {
     @Test func missingDirectory() throws {
         let directory = TemporaryDirectory()

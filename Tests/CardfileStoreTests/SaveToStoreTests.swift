@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// `saveToStore()`: an editor's changes reach the disk in one step, or nothing moves.
-@Suite("Saving through the parents")
+@Suite("Saving through the parents", .timeLimit(.minutes(10)))
 struct SaveToStoreTests {
     @Test func anEditorsChangesReachTheDiskInOneStep() throws {
         let fixture = try PeopleFixture()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CardfileStore
 
-@Suite("Schema introspection and identifiers")
+@Suite("Schema introspection and identifiers", .timeLimit(.minutes(10)))
 struct SchemaTests {
     static let weird = """
         CREATE TABLE "my ""quoted"" table" (

@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// `--create`: a missing table is made with column types that fit every value of the file.
-@Suite("Creating a table for an import")
+@Suite("Creating a table for an import", .timeLimit(.minutes(10)))
 struct TableCreatorTests {
     static func columns(_ path: String, _ table: String) throws -> String {
         String(describing: try readDisk(path, "SELECT group_concat(name || ' ' || type, ', ') FROM pragma_table_info('\(table)')"))
@@ -84,7 +84,7 @@ struct TableCreatorTests {
     }
 }
 
-@Suite("Creating import")
+@Suite("Creating import", .timeLimit(.minutes(10)))
 struct CreatingImportTests {
     /// An atomic import that makes its table makes it in the import's transaction: a bad row
     /// rolls back the table with the rows. A non-atomic one keeps the table and the good rows.

@@ -4,7 +4,7 @@ import Testing
 
 /// The helpers tests lean on fail rather than hang: a test stuck on a lock it cannot take
 /// would stall the whole run on a busy machine.
-@Suite("Test helpers")
+@Suite("Test helpers", .timeLimit(.minutes(10)))
 struct TestHelperTests {
     @Test(.timeLimit(.minutes(1))) func aSQLite3SessionThatDoesNotAnswerFailsInsteadOfHanging() throws {
         let fixture = try PeopleFixture()

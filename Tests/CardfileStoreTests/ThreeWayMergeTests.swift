@@ -4,7 +4,7 @@ import Testing
 
 /// The one conflict rule: its properties over random fields, and the paths that call it
 /// agreeing with it.
-@Suite("Three-way merge")
+@Suite("Three-way merge", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct ThreeWayMergeTests {
     /// Few distinct values, so sides often agree; 0 and 0.0 and "a" and "A" are different values.
     static let pool: [Value] = [.null, .integer(0), .real(0), .integer(1), .text("a"), .text("A"), .blob(Data([0]))]

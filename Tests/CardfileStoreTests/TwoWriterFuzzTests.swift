@@ -8,7 +8,7 @@ import CardfileTestSupport
 /// editor over it) and a second connection to the same file (now and then the `sqlite3`
 /// tool), or a sibling editor that saves into the same view context. After every round the disk and the context are checked against what the merge
 /// rules promise, so no overwrite can stay silent.
-@Suite("Two writers, randomized")
+@Suite("Two writers, randomized", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct TwoWriterFuzzTests {
     static let fields = ["a", "b", "c", "d"]
 

@@ -4,7 +4,7 @@ import Testing
 import CardfileTestSupport
 @testable import CardfileStore
 
-@Suite("Validation")
+@Suite("Validation", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct ValidationTests {
     static let schema = """
         CREATE TABLE authors (id INTEGER PRIMARY KEY, name TEXT NOT NULL);

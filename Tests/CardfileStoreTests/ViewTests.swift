@@ -5,7 +5,7 @@ import Testing
 
 /// Views: listed and read like tables, written only through their INSTEAD OF triggers, and
 /// every such write checked against the row under the write lock.
-@Suite("Views")
+@Suite("Views", .timeLimit(.minutes(10)))
 struct ViewTests {
     static let schema = peopleSchema + """
         CREATE TABLE orders (id INTEGER PRIMARY KEY, person INTEGER, total REAL);

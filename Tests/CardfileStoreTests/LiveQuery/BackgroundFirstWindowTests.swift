@@ -7,7 +7,7 @@ import Testing
 /// A new order no index serves, with its first page read in the background (the UI loop's
 /// way): the call returns at once with the old window kept, and the page that arrives is the
 /// one SQLite gives, keeping the selection when it is on it.
-@Suite("Live query: first window in the background")
+@Suite("Live query: first window in the background", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct BackgroundFirstWindowTests {
     static func ids(_ window: LiveWindow) -> [Int64] {
         window.rows.compactMap { if case .integer(let id)? = $0.id.primaryKeyValues?.first { id } else { nil } }

@@ -6,7 +6,7 @@ import Testing
 /// A jump to a row made while an order no index serves is still being sorted in the background
 /// waits for the sort and then lands on that row of the new order (it used to land on whatever
 /// row the old window held). A move made meanwhile drops it.
-@Suite("Live query: jumps during a background sort")
+@Suite("Live query: jumps during a background sort", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct JumpDuringSortTests {
     /// Keeps the live query's background jobs waiting until `release()`.
     final class WorkerHold: @unchecked Sendable {

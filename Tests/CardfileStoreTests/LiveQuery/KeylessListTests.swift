@@ -6,7 +6,7 @@ import Testing
 /// Lists of rows that have no key (a view of a join or a compound, a table whose rowid is
 /// shadowed): rows are named by their content and their ordinal among identical rows. Walked
 /// at random, with another process writing, against plain SQL.
-@Suite("Keyless lists")
+@Suite("Keyless lists", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct KeylessListTests {
     /// `view`: a compound view (keyless); otherwise a table whose rowid is shadowed.
     @Test(arguments: [true, false])

@@ -8,7 +8,7 @@ import CardfileTestSupport
 /// sorted in the background): the selected row keeps its screen line; a selection that
 /// vanished goes to the row now sorting right after its old key (the one before when none
 /// follows), at the same line; the ends of the result clamp the window.
-@Suite("Live query cursor")
+@Suite("Live query cursor", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct LiveQueryCursorTests {
     static func settle(_ live: LiveQuery, _ clock: inout TestClock) throws {
         clock.advance(.seconds(1))

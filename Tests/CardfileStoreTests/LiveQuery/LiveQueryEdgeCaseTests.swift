@@ -3,7 +3,7 @@ import Testing
 @testable import CardfileStore
 
 /// Live query cases found in review: each failed before its fix.
-@Suite("Live query edge cases")
+@Suite("Live query edge cases", .timeLimit(.minutes(10)))
 struct LiveQueryEdgeCaseTests {
     @Test func changingTheSpecWithQueuedEventsDoesNotReadInsideARead() throws {
         let fixture = try ItemsFixture(rows: 50)

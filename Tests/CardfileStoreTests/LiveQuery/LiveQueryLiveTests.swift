@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CardfileStore
 
-@Suite("Live query updates")
+@Suite("Live query updates", .timeLimit(.minutes(10)))
 struct LiveQueryLiveTests {
     /// Applies everything pending (refresh and background work) as a UI loop eventually would,
     /// and returns the net change of the window.
@@ -328,7 +328,7 @@ struct LiveQueryLiveTests {
     }
 }
 
-@Suite("Live queries over other keys")
+@Suite("Live queries over other keys", .timeLimit(.minutes(10)))
 struct LiveQueryKeyTests {
     static let schema = """
         CREATE TABLE pairs (a TEXT, b INTEGER, label TEXT, PRIMARY KEY (a, b));

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import CardfileStore
 
-@Suite("Live query windows")
+@Suite("Live query windows", .timeLimit(.minutes(10)))
 struct LiveQueryWindowTests {
     struct Case: Sendable, CustomStringConvertible {
         let name: String

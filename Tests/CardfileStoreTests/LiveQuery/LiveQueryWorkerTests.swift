@@ -2,7 +2,7 @@
 import Testing
 
 /// The live query's background worker.
-@Suite("Live query worker")
+@Suite("Live query worker", .timeLimit(.minutes(10)))
 struct LiveQueryWorkerTests {
     /// A job that finished but whose result nobody took yet is still work pending: the state
     /// in which `waitForBackgroundWork` used to return early (the list's count then stayed
