@@ -227,6 +227,42 @@ import Testing
         #expect(written == "\"id\",\"name\",\"phone\",\"age\",\"notes\"\n2,\"Grace\",\"222\",45,\n1,\"Ada\",\"111\",36,\"first\"\n")
     }
 
+    /// The files in the harness's folder other than the database and its companions.
+    static func filesBeside(_ harness: AppHarness) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: harness.directory.path)
+            .filter { !$0.hasPrefix("cards.sqlite") }.sorted()
+    }
+
+    @Test func aCancelledExportOverAFileKeepsItsBytesAndLeavesNothingElse() throws {
+        // A rollback journal, where another program's commit keeps readers out: the export's
+        // read waits behind it (for as long as the test needs), and is cancelled meanwhile.
+        let harness = try AppHarness(wal: false, busyTimeout: 120)
+        let file = harness.directory.file("out.csv")
+        try "old content".write(toFile: file, atomically: true, encoding: .utf8)
+        let holder = try LockHolder(path: harness.path, exclusive: true)
+        try harness.command("export! out.csv")
+        #expect(harness.messageLine.contains("Exporting cards to out.csv"), "\(harness.messageLine)")
+        try harness.command("export cancel")
+        holder.release()
+        #expect(try harness.waitFor { $0.contains("Export cancelled") })
+        #expect(harness.messageLine.contains("Export cancelled: out.csv was not written"), "\(harness.messageLine)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "old content")
+        #expect(try Self.filesBeside(harness) == ["out.csv"], "no temporary file is left")
+    }
+
+    @Test func aFailedExportOverAFileKeepsItsBytesAndLeavesNothingElse() throws {
+        // The same lock, held past the read's short busy wait: the export fails.
+        let harness = try AppHarness(wal: false, busyTimeout: 0.1)
+        let file = harness.directory.file("out.csv")
+        try "old content".write(toFile: file, atomically: true, encoding: .utf8)
+        let holder = try LockHolder(path: harness.path, exclusive: true)
+        defer { holder.release() }
+        try harness.command("export! out.csv")
+        #expect(try harness.waitFor { $0.contains("Export failed") })
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "old content")
+        #expect(try Self.filesBeside(harness) == ["out.csv"], "no temporary file is left")
+    }
+
     @Test func anExportNeverReplacesTheOpenDatabase() throws {
         let harness = try AppHarness()
         try harness.command("export! cards.sqlite")

@@ -187,10 +187,13 @@ extension CardfileApp {
             let role: Role = summary.rolledBack || summary.stoppedEarly || summary.rejected > 0 ? .warning : .success
             return ("\(job.fileName): \(summary.sentence).", TextPanel(title: title, lines: lines), role)
         case .exported(let rows, let path, let cancelled):
-            let text = cancelled
-                ? "Export cancelled after \(ValueText.count(rows)) rows: \(path) was not written."
-                : "Exported \(ValueText.count(rows)) row\(rows == 1 ? "" : "s") of \(job.table) to \(path)."
-            return (text, TextPanel(title: "Export of \(job.table)", lines: [text]), cancelled ? .warning : .success)
+            if cancelled {
+                // The file's name first: a long folder would cut it from the message line.
+                let text = "Export cancelled: \(job.fileName) was not written; what stood there is as it was."
+                return (text, TextPanel(title: "Export of \(job.table)", lines: [text, "(\(path))"]), .warning)
+            }
+            let text = "Exported \(ValueText.count(rows)) row\(rows == 1 ? "" : "s") of \(job.table) to \(path)."
+            return (text, TextPanel(title: "Export of \(job.table)", lines: [text]), .success)
         case .failed(let message):
             let verb = job.isImport ? "Import" : "Export"
             return ("\(verb) failed: \(message)", TextPanel(title: "\(verb) of \(job.fileName)", lines: [message]), .error)

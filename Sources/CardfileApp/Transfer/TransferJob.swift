@@ -13,7 +13,7 @@ public struct TransferProgress: Hashable, Sendable {
 /// How a background import or export ended.
 public enum TransferResult: Hashable, Sendable {
     case imported(ImportSummary)
-    /// `cancelled`: stopped before the end; the file was not written.
+    /// `cancelled`: stopped before the end (`rows` read by then); the file was not written.
     case exported(rows: Int, path: String, cancelled: Bool)
     /// It could not run (or could not go on): the message says why.
     case failed(String)
@@ -131,6 +131,9 @@ final class TransferJob: @unchecked Sendable {
                 return .exported(rows: rows, path: path, cancelled: false)
             } catch {
                 output.discard()
+                // Asked to stop, it stopped: the read that failed meanwhile (a lock held past
+                // the busy wait) changes nothing the person needs to hear.
+                if job.isCancelled { return .exported(rows: 0, path: path, cancelled: true) }
                 return .failed(error.message)
             }
         }
