@@ -30,7 +30,7 @@ final class AppHarness {
         """
 
     init(schema: String = AppHarness.cards, size: Size = Size(width: 80, height: 24), options: CardfileApp.Options = CardfileApp.Options(autosave: nil),
-         readOnly: Bool = false, demoRows: Int? = nil, wal: Bool = true, busyTimeout: TimeInterval = 5) throws {
+         readOnly: Bool = false, unwritableFile: Bool = false, demoRows: Int? = nil, wal: Bool = true, busyTimeout: TimeInterval = 5) throws {
         path = directory.file("cards.sqlite")
         if let demoRows {
             try DemoDatabase.create(at: path, rows: demoRows)
@@ -42,7 +42,9 @@ final class AppHarness {
             }
             try queue.close()
         }
-        if readOnly { chmod(path, 0o444) }
+        // `readOnly` is --read-only on a file made read-only; `unwritableFile` alone is a file
+        // that cannot be written, found so by the store.
+        if readOnly || unwritableFile { chmod(path, 0o444) }
         container = try Container(path: path, options: StoreOptions(createIfMissing: false, readOnly: readOnly, busyTimeout: busyTimeout))
         backend = HeadlessBackend(size: size)
         let backend = self.backend

@@ -524,6 +524,18 @@ final class FormScreen {
         return nil
     }
 
+    /// What a NULL field shows. A new record's untouched field is left out of the insert, so
+    /// the database fills it: its default (`default: 'open'`), or the number an INTEGER
+    /// PRIMARY KEY gets. Set to NULL on purpose (Ctrl-N), or in a stored record, it is NULL.
+    func placeholder(for field: FieldModel) -> String {
+        let isNew = session.id == nil || session.id?.isTemporary == true
+        if isNew, !field.isChanged {
+            if let defaultSQL = field.column.defaultSQL { return "default: \(defaultSQL)" }
+            if case .rowidAlias(let column) = session.table.primaryKey, column == field.name { return "numbered when saved" }
+        }
+        return "\(ValueText.null) NULL"
+    }
+
     private func drawValue(_ index: Int, in area: Rect, focused: Bool, buffer: inout Buffer) -> Point? {
         guard !area.isEmpty else { return nil }
         let field = fields[index]
@@ -531,11 +543,7 @@ final class FormScreen {
         let muted = Style(foreground: .muted, background: style.background)
         buffer.fill(area, style: style)
         if field.isNull {
-            buffer.write("\(ValueText.null) NULL", x: area.x, y: area.y, maxWidth: area.width, style: muted)
-            return focused ? Point(x: area.x, y: area.y) : nil
-        }
-        if field.text.isEmpty, session.id == nil || session.id?.isTemporary == true, let defaultSQL = field.column.defaultSQL {
-            buffer.write("default: \(defaultSQL)", x: area.x, y: area.y, maxWidth: area.width, style: muted)
+            buffer.write(placeholder(for: field), x: area.x, y: area.y, maxWidth: area.width, style: muted)
             return focused ? Point(x: area.x, y: area.y) : nil
         }
         let fieldStyle = field.readOnlyReason != nil ? muted : style
