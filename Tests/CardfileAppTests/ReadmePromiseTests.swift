@@ -103,4 +103,104 @@ struct ReadmePromiseTests {
         #expect(!harness.screen.contains("shelves ›"))
         #expect(harness.messageLine.contains("This field references no other table."))
     }
+
+    /// An import of `rows` rows whose ages are all wrong: a report of `rows` lines.
+    static func importWithAReport(_ harness: AppHarness, rows: Int) throws {
+        let file = harness.directory.file("bad.csv")
+        try ("name,age\n" + (1...rows).map { "Person \($0),age \($0)\n" }.joined()).write(toFile: file, atomically: true, encoding: .utf8)
+        try harness.command("import \(file)")
+        #expect(try harness.waitFor { $0.contains("\(rows) rejected") })
+    }
+
+    @Test func theWheelScrollsTheHelpAndTheReports() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.function(1)))
+        let first = try #require(harness.screen.firstMatch(of: /(\d+)–(\d+) of (\d+)/), "\(harness.screen)")
+        #expect(first.1 == "1")
+        try MouseTests.wheel(harness, down: true)
+        let scrolled = try #require(harness.screen.firstMatch(of: /(\d+)–(\d+) of (\d+)/))
+        #expect(scrolled.1 == "4" && scrolled.3 == first.3, "three lines down: \(scrolled.0)")
+        try MouseTests.wheel(harness, down: false)
+        #expect(harness.screen.firstMatch(of: /(\d+)–(\d+) of (\d+)/)?.1 == "1")
+        try harness.press(KeyEvent(.escape))
+
+        try Self.importWithAReport(harness, rows: 40)
+        try harness.press(.char("R"))
+        #expect(harness.screen.contains("Imported 0 rows") && !harness.screen.contains("line 21, column age"))
+        try MouseTests.wheel(harness, down: true)
+        #expect(!harness.screen.contains("Imported 0 rows") && harness.screen.contains("line 21, column age"), "three lines down:\n\(harness.screen)")
+        try MouseTests.wheel(harness, down: false)
+        #expect(harness.screen.contains("Imported 0 rows") && !harness.screen.contains("line 21, column age"))
+    }
+
+    @Test func reportFromAFormShowsTheLastReport() throws {
+        let harness = try AppHarness()
+        try Self.importWithAReport(harness, rows: 3)
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.screen.contains("cards › 1"))
+        try harness.press(KeyEvent(.function(2)))
+        try harness.type("report")
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.screen.contains("Import of bad.csv into cards"))
+        #expect(harness.screen.contains("bad.csv line 4, column age"))
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.screen.contains("cards › 1") && !harness.screen.contains("Import of bad.csv"))
+    }
+
+    @Test func columnsAllShowsEveryColumnAgain() throws {
+        let harness = try AppHarness()
+        try harness.command("columns notes name")
+        #expect(harness.lines[0].split(separator: " ") == ["notes", "name"], "\(harness.lines[0])")
+        try harness.command("columns all")
+        #expect(harness.lines[0].split(separator: " ") == ["id", "name", "phone", "age", "notes"], "\(harness.lines[0])")
+    }
+
+    @Test func theStateFolderFollowsTheXDGRules() {
+        #expect(ColumnMemory.defaultFolder(environment: ["XDG_STATE_HOME": "/state", "HOME": "/home/ada"]) == "/state/cardfile")
+        #expect(ColumnMemory.defaultFolder(environment: ["HOME": "/home/ada"]) == "/home/ada/.local/state/cardfile")
+        // A relative XDG_STATE_HOME is ignored, as the rules say.
+        #expect(ColumnMemory.defaultFolder(environment: ["XDG_STATE_HOME": "state", "HOME": "/home/ada"]) == "/home/ada/.local/state/cardfile")
+        #expect(ColumnMemory.defaultFolder(environment: [:]) == nil)
+        #expect(ColumnMemory(folder: "/state/cardfile").file == "/state/cardfile/columns.json")
+    }
+
+    @Test func copyCommandCopiesTheRecordAsTSVOrJSON() throws {
+        let harness = try AppHarness()
+        try harness.command("copy tsv")
+        #expect(try FindAndCopyTests.copied(harness) == "1\tAda\t111\t36\tfirst")
+        try harness.command("copy json")
+        let json = try JSONSerialization.jsonObject(with: Data(try FindAndCopyTests.copied(harness).utf8)) as? [String: Any]
+        #expect(json?["name"] as? String == "Ada" && json?["age"] as? Int == 36 && json?["phone"] as? String == "111")
+        #expect(harness.backend.controlWrites.count == 2)
+        try harness.command("copy xml")
+        #expect(harness.backend.controlWrites.count == 2, "nothing copied")
+        #expect(harness.messageLine.contains("tsv") && harness.messageLine.contains("json"), "\(harness.messageLine)")
+    }
+
+    @Test func contestedFieldsAreBoldInTheConflictDialog() throws {
+        let harness = try ConflictDialogTests.conflicted()
+        /// The cell of the first letter of a field's name in the dialog's table.
+        func label(_ name: String) throws -> Cell {
+            for (y, line) in harness.lines.enumerated() {
+                for row in ["│▸ \(name) ", "│  \(name) "] {
+                    if let range = line.range(of: row) {
+                        return harness.backend.screen[line.distance(from: line.startIndex, to: range.lowerBound) + 3, y]
+                    }
+                }
+            }
+            Issue.record("no row \(name) in\n\(harness.screen)")
+            return Cell()
+        }
+        #expect(try label("name").style.attributes.contains(.bold), "name was changed here and elsewhere")
+        #expect(!(try label("notes").style.attributes.contains(.bold)), "notes was changed here only")
+    }
+
+    @Test func anUnwritableFileOpensReadOnlyAndSaysWhy() throws {
+        let harness = try AppHarness(unwritableFile: true)
+        #expect(harness.statusLine.contains("read-only (the file cannot be written)"), "\(harness.statusLine)")
+        try harness.press(KeyEvent(.enter))
+        try harness.type("x")
+        #expect(harness.messageLine.hasPrefix("Read-only: the file cannot be written."), "\(harness.messageLine)")
+        #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
+    }
 }

@@ -65,7 +65,8 @@ extension CardfileApp {
     private func scroll(by direction: Int, now: ContinuousClock.Instant) -> [AppCommand] {
         switch overlay {
         case .help?, .panel?:
-            return update(.event(.key(KeyEvent(direction > 0 ? .down : .up))))
+            // As many lines as a list moves rows: one notch a line made long help slow to read.
+            return (0..<Self.wheelStep).flatMap { _ in update(.event(.key(KeyEvent(direction > 0 ? .down : .up)))) }
         case nil:
             break
         default:
