@@ -129,6 +129,17 @@ struct EditorTmuxTests {
         #expect(try plain.waitForExit() == 0)
     }
 
+    /// `CARDFILE_MOUSE=off` in the environment does what `--no-mouse` does, for every run.
+    @Test func mouseOffInTheEnvironmentLeavesTheMouseAlone() throws {
+        let (session, _) = try Self.editor(rows: 50, table: "authors", environment: { _ in "CARDFILE_MOUSE=off" })
+        defer { session.close() }
+        try session.waitFor { $0.contains("row 1 of 6") }
+        #expect(try session.run(["display-message", "-p", "#{mouse_sgr_flag} #{mouse_any_flag} #{mouse_button_flag} #{mouse_standard_flag}"])
+            .trimmingCharacters(in: .whitespacesAndNewlines) == "0 0 0 0")
+        try session.send(keys: ["C-q"])
+        #expect(try session.waitForExit() == 0)
+    }
+
     @Test func sigtermSavesThePendingEditAndRestoresTheTerminal() throws {
         let (session, database) = try Self.editor(rows: 50, table: "authors", terminal: "screen-256color", width: 80, height: 24)
         defer { session.close() }

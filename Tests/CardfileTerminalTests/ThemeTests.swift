@@ -92,6 +92,12 @@ struct ThemeTests {
         #expect(loader.load("light").theme.name == "mono")
         #expect(loader.load(nil).theme.attributes[.selection] == [.reverse])
         #expect(ThemeLoader(environment: ["NO_COLOR": ""]).load(nil).theme.name == "default")
+        #expect(loader.load("light").problem == nil)
+        // A name that names no theme is still a mistake, said as such (mono all the same).
+        let unknown = loader.load("nope")
+        #expect(unknown.theme.name == "mono")
+        #expect(unknown.problem?.reason.hasPrefix("does not exist") == true, "\(String(describing: unknown.problem))")
+        #expect(loader.load("../x").problem?.reason.hasPrefix("is not a theme name") == true)
     }
 
     @Test func coloursDegradeToWhatTheTerminalHas() {

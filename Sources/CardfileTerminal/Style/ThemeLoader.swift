@@ -2,8 +2,9 @@ import Foundation
 
 /// Finds a theme by name: the person's own themes first
 /// (`$XDG_CONFIG_HOME/cardfile/themes/NAME.toml`, else `~/.config/cardfile/themes`), then the
-/// built-in ones. `NO_COLOR` (set and not empty) selects `mono` whatever was asked. A theme that
-/// cannot be used yields the default theme and a ``ThemeProblem`` to show.
+/// built-in ones. `NO_COLOR` (set and not empty) selects `mono` whatever was asked (a name that
+/// names no theme is still reported). A theme that cannot be used yields the default theme (mono
+/// under `NO_COLOR`) and a ``ThemeProblem`` to show.
 public struct ThemeLoader: Sendable {
     public let environment: [String: String]
 
@@ -21,6 +22,11 @@ public struct ThemeLoader: Sendable {
     /// Loads `name` (the default theme when nil).
     public func load(_ name: String?) -> (theme: Theme, problem: ThemeProblem?) {
         if let noColor = environment["NO_COLOR"], !noColor.isEmpty {
+            // Mono whatever was asked, but a theme that could not be loaded is still said:
+            // a mistyped name is a mistake with or without colour.
+            if let name, name != "mono", let problem = Self(environment: environment.filter { $0.key != "NO_COLOR" }).load(name).problem {
+                return (Theme.builtin("mono") ?? .default, problem)
+            }
             return (Theme.builtin("mono") ?? .default, nil)
         }
         let wanted = name ?? "default"
