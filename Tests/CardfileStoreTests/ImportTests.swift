@@ -101,6 +101,42 @@ struct ImportTests {
         #expect(try fixture.run(nul).errors.first?.reason.contains("NUL") == true)
     }
 
+    /// `text` in UTF-16 of either byte order, with or without its byte-order mark.
+    static func utf16(_ text: String, bigEndian: Bool, mark: Bool = true) -> [UInt8] {
+        var bytes: [UInt8] = mark ? (bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]) : []
+        for unit in text.utf16 { bytes += bigEndian ? [UInt8(unit >> 8), UInt8(unit & 0xFF)] : [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        return bytes
+    }
+
+    @Test(arguments: [false, true]) func utf16OfEitherByteOrderWithOrWithoutTheOption(bigEndian: Bool) throws {
+        // Over several 64 KiB blocks, with characters outside the BMP (surrogate pairs) that
+        // fall across the blocks' edges somewhere.
+        var text = "id,name\n"
+        for id in 100..<8_100 { text += "\(id),Zoë 🐈 \(id) 漢字\n" }
+        let bytes = Self.utf16(text, bigEndian: bigEndian)
+        #expect(bytes.count > 3 * ByteSource.blockSize)
+        for given in [nil, ImportOptions.Encoding.utf16] {
+            let fixture = try Fixture()
+            let file = try fixture.file("wide-\(bigEndian ? "be" : "le").csv", bytes)
+            var options = ImportOptions(table: "cards")
+            options.encoding = given
+            let summary = try fixture.run(file, options)
+            let context = "\(bigEndian ? "big" : "little")-endian, --encoding \(given?.rawValue ?? "not given")"
+            #expect(summary.inserted == 8_000 && summary.rejected == 0, "\(context): \(summary.errors.prefix(2))")
+            #expect(try fixture.disk("SELECT name FROM cards WHERE id = 100") == "Zoë 🐈 100 漢字", "\(context)")
+            #expect(try fixture.disk("SELECT count(*) FROM cards WHERE name = 'Zoë 🐈 ' || id || ' 漢字'") == 8_000, "\(context)")
+        }
+    }
+
+    @Test func utf16WithoutAMarkIsReadLittleEndianWhenGiven() throws {
+        let fixture = try Fixture()
+        var options = ImportOptions(table: "cards")
+        options.encoding = .utf16
+        let file = try fixture.file("nomark.csv", Self.utf16("id,name\n30,Zoë\n", bigEndian: false, mark: false))
+        #expect(try fixture.run(file, options).inserted == 1)
+        #expect(try fixture.disk("SELECT name FROM cards WHERE id = 30") == "Zoë")
+    }
+
     @Test func headersMapByNameAndEmptyFilesAreErrors() throws {
         let fixture = try Fixture()
         let upper = try fixture.file("upper.csv", "NAME,ID,Age\nUp,20,3\n")

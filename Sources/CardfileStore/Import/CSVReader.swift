@@ -283,22 +283,29 @@ struct ByteSource {
 
     init(handle: FileHandle, encoding: Encoding?, recordLimit: Int = ImportOptions.defaultMaxRecordBytes) throws {
         self.handle = handle
-        self.encoding = encoding ?? .utf8
         self.recordLimit = recordLimit
+        // The first block is read as it is on disk: its byte-order mark is looked for in
+        // the file's own bytes, before any transcoding (a given --encoding utf16 once read a
+        // big-endian file as little-endian, and took a little-endian mark for UTF-8's).
+        self.encoding = .utf8
         try fill()
-        firstBlock = buffer
+        let raw = buffer
+        self.encoding = encoding ?? .utf8
         // A byte-order mark decides (and is not data).
-        if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
+        if raw.starts(with: [0xEF, 0xBB, 0xBF]) {
             position = 3
             self.encoding = .utf8
-        } else if buffer.starts(with: [0xFF, 0xFE]) || buffer.starts(with: [0xFE, 0xFF]), encoding == nil || encoding == .utf16 {
-            littleEndian = buffer[0] == 0xFF
-            let rest = Array(buffer[2...])
+        } else if raw.starts(with: [0xFF, 0xFE]) || raw.starts(with: [0xFE, 0xFF]), encoding == nil || encoding == .utf16 {
+            littleEndian = raw[0] == 0xFF
             self.encoding = .utf16
-            buffer = []
             position = 0
-            buffer = transcode(rest, final: false)
+            buffer = transcode(Array(raw[2...]), final: atEnd)
+        } else if self.encoding != .utf8 {
+            // No mark: the encoding given (UTF-16 without a mark is read little-endian).
+            position = 0
+            buffer = self.encoding == .latin1 ? Self.latin1ToUTF8(raw) : transcode(raw, final: atEnd)
         }
+        firstBlock = buffer
     }
 
     /// A record starts here, on `line`: from now on it may take ``recordLimit`` bytes.
