@@ -203,4 +203,20 @@ struct ReadmePromiseTests {
         #expect(harness.messageLine.hasPrefix("Read-only: the file cannot be written."), "\(harness.messageLine)")
         #expect(try harness.diskText("SELECT name FROM cards WHERE id = 1") == "Ada")
     }
+
+    @Test func anOutsideChangeDoesNotTakeAResultsPlace() throws {
+        let harness = try AppHarness()
+        try harness.press(.char("d"), .char("y"))                          // Ada deleted
+        let result = harness.messageLine
+        #expect(result.hasPrefix("Deleted"), "\(result)")
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'Grace H.' WHERE id = 2")
+        try harness.advance(.milliseconds(150))
+        #expect(harness.screen.contains("Grace H."), "the list shows the change")
+        #expect(harness.messageLine == result, "the result keeps its time: \(harness.messageLine)")
+        // Once it has had its time, the next outside change is said.
+        try harness.advance(.seconds(6))
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'Grace Hopper' WHERE id = 2")
+        try harness.advance(.milliseconds(150))
+        #expect(harness.messageLine.contains("Outside changes arrived: 1 record on screen changed."), "\(harness.messageLine)")
+    }
 }

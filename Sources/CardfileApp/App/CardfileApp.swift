@@ -107,6 +107,10 @@ public final class CardfileApp {
         /// The screen it is about (``ScreenStack/topNumber`` when it was shown): it goes when
         /// that screen is left or covered. Nil: about the database or the app, it stays.
         var screen: Int?
+
+        /// A result or an error (a save, a transfer's end, a refusal): a passing note does
+        /// not take its place while it shows.
+        var isAResult: Bool { [.error, .warning, .success].contains(role) }
     }
 
     /// How long a notice stays.
@@ -215,7 +219,9 @@ public final class CardfileApp {
             do {
                 // Said where the changes are: on the list itself, not over a form (the form
                 // says what happened to its own record).
-                if let change = try list.live.update(now: now), change.includesOutsideChanges, form == nil {
+                // A result still on the line (a save, an export, an error) keeps its time: the
+                // rows on screen show the changes anyway.
+                if let change = try list.live.update(now: now), change.includesOutsideChanges, form == nil, !(notice?.isAResult ?? false) {
                     show(Self.outsideChangeSentence(change), role: .accent, now: now)
                 }
             } catch {
