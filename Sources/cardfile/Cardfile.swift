@@ -276,9 +276,10 @@ extension Cardfile {
                 throw fail(error.message)
             }
             // Ctrl-C asks the import to stop after the batch it is writing. An import waiting
-            // for input that never comes (a FIFO without a writer, a terminal) hears nothing,
-            // so a second later the process ends all the same: committed batches stay, an
-            // atomic import's transaction is never committed.
+            // for input that never comes (a FIFO without a writer, a terminal) or for another
+            // program's lock hears nothing, so a second later the process ends all the same:
+            // committed batches stay, the unfinished one (or an atomic import's transaction) is
+            // never committed.
             let stop = StopFlag()
             let finished = StopFlag()
             signal(SIGINT, SIG_IGN)
@@ -288,7 +289,7 @@ extension Cardfile {
                 DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
                     guard !finished.isRaised else { return }
                     if isatty(2) != 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-                    Output.warn("cardfile: import stopped while it waited for input; batches already imported stay (an --atomic import left nothing).")
+                    Output.warn("cardfile: import stopped before its batch ended (waiting for input or for another program's lock); batches already imported stay (an --atomic import left nothing).")
                     Foundation.exit(130)
                 }
             }
