@@ -263,7 +263,7 @@ struct ContextTests {
         #expect(try fixture.disk("SELECT name FROM people WHERE id = 1") == "Ada")
     }
 
-    @Test(.timeLimit(.minutes(1))) func performRunsOnTheContextQueue() async throws {
+    @Test func performRunsOnTheContextQueue() async throws {
         let fixture = try PeopleFixture()
         let background = fixture.container.newBackgroundContext()
         // The queue is marked, so the work can tell where it runs.

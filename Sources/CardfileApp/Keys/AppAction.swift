@@ -8,7 +8,7 @@ public enum AppAction: Hashable, Sendable {
     // Lists of tables and records
     case up, down, pageUp, pageDown, first, last, open, back
     // Records
-    case left, right, sortAscending, sortDescending, filter, add, delete
+    case left, right, sortAscending, sortDescending, addSortAscending, addSortDescending, filter, add, delete
     case find, findNext, findPrevious, copyCell, copyRecord, copyRecordJSON, hideColumn, showColumns, pinKey
     case toggleWidth, narrowColumn, widenColumn
     // Forms

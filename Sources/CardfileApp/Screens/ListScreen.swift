@@ -68,6 +68,9 @@ final class ListScreen {
         case .sortAscending, .sortDescending:
             guard columns.indices.contains(focusedColumn) else { return true }
             try sort(by: columns[focusedColumn].name, ascending: action == .sortAscending)
+        case .addSortAscending, .addSortDescending:
+            guard columns.indices.contains(focusedColumn) else { return true }
+            try addSortKey(columns[focusedColumn].name, ascending: action == .addSortAscending)
         default:
             return false
         }
@@ -131,9 +134,24 @@ final class ListScreen {
         keepFocusInView()
     }
 
+    /// Adds `name` as the sort's next key, after those already there; a column that already
+    /// sorts keeps its rank and takes the new direction.
+    private func addSortKey(_ name: String, ascending: Bool) throws(StoreError) {
+        var spec = live.spec
+        if let rank = spec.sort.firstIndex(where: { $0.column.caseInsensitiveCompare(name) == .orderedSame }) {
+            guard spec.sort[rank].ascending != ascending else { return }
+            spec.sort[rank].ascending = ascending
+        } else {
+            spec.sort.append(ColumnSort(name, ascending: ascending))
+        }
+        try live.setSpec(spec)
+        keepFocusInView()
+    }
+
+    /// `sort: year ↓`, or every key in order: `sort: author_id ↑, year ↓`.
     var sortText: String? {
-        guard let sort = live.spec.sort.first else { return nil }
-        return "sort: \(sort.column) \(sort.ascending ? "↑" : "↓")"
+        guard !live.spec.sort.isEmpty else { return nil }
+        return "sort: " + live.spec.sort.map { "\($0.column) \($0.ascending ? "↑" : "↓")" }.joined(separator: ", ")
     }
 
     var activityText: String? {

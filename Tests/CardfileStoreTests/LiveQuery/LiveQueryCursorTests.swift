@@ -89,21 +89,25 @@ struct LiveQueryCursorTests {
 
     /// A live query driven by random moves and random changes from every source, checked
     /// after each step against plain SQL on a connection of its own.
+    /// One to three sort keys (their directions chosen at random); `indexed` when an index
+    /// serves the order.
     @Test(arguments: [
-        ("year", true, ""), ("name", false, ""), ("name", false, "year >= 1990"),
-        ("year", true, "category = books"), ("name", false, "category = music or year < 1960"),
+        (["year"], true, ""), (["name"], false, ""), (["name"], false, "year >= 1990"),
+        (["year"], true, "category = books"), (["name"], false, "category = music or year < 1960"),
+        (["category", "year"], false, ""), (["year", "name"], false, "category = music or year < 1960"),
+        (["category", "year", "name"], false, ""), (["category", "name", "year"], false, "year >= 1960"),
     ])
-    func randomWalkAgainstTheOracle(column: String, indexed: Bool, filter: String) throws {
+    func randomWalkAgainstTheOracle(columns: [String], indexed: Bool, filter: String) throws {
         let seed = Fuzz.seed()
         var random = SeededRandom(seed: seed)
         let steps = Fuzz.scaled(60)
         let fixture = try ItemsFixture(rows: 240)
-        let descending = random.next(below: 3) == 0
-        let spec = LiveQuerySpec(table: "items", sort: [ColumnSort(column, ascending: descending ? false : true)], filter: filter)
-        let oracle = Oracle(fixture: fixture, column: column, descending: descending, filter: filter)
+        let sort = columns.map { ColumnSort($0, ascending: random.next(below: 3) != 0) }
+        let spec = LiveQuerySpec(table: "items", sort: sort, filter: filter)
+        let oracle = Oracle(fixture: fixture, sort: sort, filter: filter)
         var height = 1 + random.next(below: 20)
         let live = try fixture.liveQuery(spec, height: height)
-        let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), sort \(column)\(descending ? " desc" : ""), filter '\(filter)'"
+        let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), sort \(sort.map { $0.column + ($0.ascending ? "" : " desc") }), filter '\(filter)'"
         #expect(live.walksByKey == indexed, "\(context)")
         var clock = TestClock()
         let other = fixture.container.newBackgroundContext()
@@ -216,11 +220,11 @@ struct LiveQueryCursorTests {
     /// The same question in plain SQL, and the sort rule written out.
     struct Oracle {
         let fixture: ItemsFixture
-        let column: String
-        let descending: Bool
+        let sort: [ColumnSort]
         let filter: String
 
-        struct Key { let value: Value; let id: Value }
+        /// A row's values for the sort's columns, and its id.
+        struct Key { let values: [Value]; let id: Value }
 
         var condition: String {
             switch filter {
@@ -231,12 +235,15 @@ struct LiveQueryCursorTests {
             }
         }
 
-        var order: String { descending ? "\(column) DESC, id DESC" : "\(column), id" }
+        /// The sort's columns, then the id in the direction of the last.
+        var order: String {
+            (sort.map { "\($0.column) \($0.ascending ? "ASC" : "DESC")" } + ["id \(sort.last?.ascending == false ? "DESC" : "ASC")"]).joined(separator: ", ")
+        }
 
         func keys() throws -> [Key] {
             try read { db in
-                try Row.fetchAll(db, sql: "SELECT \(column), id FROM items WHERE \(condition) ORDER BY \(order)").map {
-                    Key(value: Value($0[0] as DatabaseValue), id: Value($0[1] as DatabaseValue))
+                try Row.fetchAll(db, sql: "SELECT \(sort.map(\.column).joined(separator: ", ")), id FROM items WHERE \(condition) ORDER BY \(order)").map { row in
+                    Key(values: (0..<sort.count).map { Value(row[$0] as DatabaseValue) }, id: Value(row[sort.count] as DatabaseValue))
                 }
             }
         }
@@ -247,12 +254,16 @@ struct LiveQueryCursorTests {
             try read { try Int64.fetchAll($0, sql: "SELECT id FROM items WHERE \(condition) ORDER BY \(order) LIMIT ? OFFSET ?", arguments: [limit, offset]) }
         }
 
-        /// True when `key` comes after `other` in the list's order (SQLite's: NULLs first
-        /// ascending, ties broken by id in the direction of the sort).
+        /// True when `key` comes after `other` in the list's order (SQLite's: key by key, each
+        /// in its direction, NULLs first ascending; ties broken by id in the direction of the
+        /// last key).
         func sortsAfter(_ key: Key, _ other: Key) -> Bool {
-            var order = Value.compare(key.value, other.value, collation: .binary)
-            if order == 0 { order = Value.compare(key.id, other.id, collation: .binary) }
-            return descending ? order < 0 : order > 0
+            for (index, term) in sort.enumerated() {
+                let order = Value.compare(key.values[index], other.values[index], collation: .binary)
+                if order != 0 { return term.ascending ? order > 0 : order < 0 }
+            }
+            let order = Value.compare(key.id, other.id, collation: .binary)
+            return sort.last?.ascending == false ? order < 0 : order > 0
         }
 
         private func read<T>(_ body: (Database) throws -> T) throws -> T {
