@@ -27,4 +27,27 @@ struct ColumnsTmuxTests {
         try session.send(keys: ["C-q"])
         #expect(try session.waitForExit() == 0)
     }
+
+    /// `{` adds a second sort key in a real terminal: the header ranks both, the rows follow
+    /// SQL's order.
+    @Test func aSecondSortKeyInTheTerminal() throws {
+        let (session, database) = try EditorTmuxTests.editor(rows: 40, table: "books", width: 120, height: 30)
+        defer { session.close() }
+        try session.waitFor { $0.contains("Enter open") }
+        try session.send(keys: ["l", "l", "["])                      // author_id ↑
+        try session.waitFor { $0.split(separator: "\n")[0].contains("author_id↑") }
+        try session.send(keys: ["l", "l", "}"])                      // then year ↓
+        let expected = try EditorTmuxTests.sqlite(database, "SELECT group_concat(id, ' ') FROM (SELECT id FROM books ORDER BY author_id, year DESC, id DESC LIMIT 5)")
+        /// The ids of the first five rows shown.
+        func shown(_ screen: String) -> String {
+            screen.split(separator: "\n").dropFirst().prefix(5).compactMap { $0.split(separator: " ").first.flatMap { Int($0) } }.map(String.init).joined(separator: " ")
+        }
+        // The header ranks both keys, the status bar names them, the rows come in SQL's order.
+        try session.waitFor { screen in
+            let header = screen.split(separator: "\n")[0]
+            return header.contains("author_id↑1") && header.contains("year↓2") && screen.contains("sort: author_id ↑, year ↓") && shown(screen) == expected
+        }
+        try session.send(keys: ["C-q"])
+        #expect(try session.waitForExit() == 0)
+    }
 }
