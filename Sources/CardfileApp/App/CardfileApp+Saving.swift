@@ -194,6 +194,8 @@ extension CardfileApp {
             return copyRecord(json: json, now: now)
         case .columns(let names):
             chooseColumns(names, now: now)
+        case .select(let filter, let marked):
+            select(filter, marked: marked, now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

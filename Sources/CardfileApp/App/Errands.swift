@@ -72,6 +72,8 @@ public struct ErrandResult: Sendable {
         case label(form: ContextIdentity, field: String, value: Value, label: Reference.Label?)
         /// Remembering a list's columns failed: why.
         case columnsNotRemembered(String)
+        /// How many records a list's marks mark, counted for the marks of `token`.
+        case marked(table: String, count: Int, token: Int)
     }
 
     let kind: Kind

@@ -33,6 +33,9 @@ enum CommandLineCommands {
         /// `:columns NAME…` shows these columns in this order; no names: edit the current list;
         /// `all`: every column.
         case columns([String])
+        /// `:select [FILTER]` marks the records matching FILTER (alone: every record the list
+        /// shows); `:unselect [FILTER]` unmarks them (alone: all).
+        case select(String, marked: Bool)
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -70,6 +73,8 @@ enum CommandLineCommands {
         Command(["find", "f"], ":find TEXT", "select the next record matching TEXT, without filtering (n / N repeat it)"),
         Command(["columns", "cols"], ":columns NAME…|all", "show these columns in this order (alone: edit the current list; all: every column)"),
         Command(["copy"], ":copy tsv|json", "copy the selected record to the clipboard"),
+        Command(["select"], ":select [FILTER]", "mark the records matching FILTER, in the filter's language (alone: every record the list shows)"),
+        Command(["unselect"], ":unselect [FILTER]", "unmark the records matching FILTER (alone: every mark)"),
         Command(["import"], ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options; :import cancel stops it)"),
         Command(["export", "export!"], ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one; :export cancel stops it)"),
         Command(["report"], ":report", "show the last import's or export's report"),
@@ -106,6 +111,9 @@ enum CommandLineCommands {
         case "find", "f":
             let text = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
             return text.isEmpty ? .problem("Say what to find: :find TEXT (the filter's language).") : .find(text)
+        case "select", "unselect":
+            let filter = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            return .select(filter, marked: name == "select")
         case "columns", "cols":
             return .columns(Array(words.dropFirst()).flatMap { $0.split(separator: ",").map(String.init) }.filter { !$0.isEmpty })
         case "copy":

@@ -20,6 +20,8 @@ final class ListScreen {
     private var seenWidths: [String: Int] = [:]
     /// The window last folded into ``seenWidths`` (most frames bring no new one).
     private var notedWindow: UInt64?
+    /// The marked records (Space, `:select`, `:unselect`).
+    var marks = ListMarks()
     /// The first column of the part that scrolls sideways (kept so that moving the focus
     /// scrolls only as far as it must).
     private(set) var firstColumn = 0
@@ -68,6 +70,11 @@ final class ListScreen {
         case .sortAscending, .sortDescending:
             guard columns.indices.contains(focusedColumn) else { return true }
             try sort(by: columns[focusedColumn].name, ascending: action == .sortAscending)
+        case .toggleMark:
+            // Marks or unmarks the selected record, then moves down (as VisiData's Space-like keys do).
+            guard let id = live.window.selection, !id.isTemporary else { return true }
+            marks.set(id, marked: !marks.onScreen.contains(id))
+            try live.moveSelection(by: 1)
         case .addSortAscending, .addSortDescending:
             guard columns.indices.contains(focusedColumn) else { return true }
             try addSortKey(columns[focusedColumn].name, ascending: action == .addSortAscending)
@@ -339,7 +346,8 @@ final class ListScreen {
             case .unchanged: return nil
             }
         }
-        return Table(columns: tableColumns, rows: rows, marks: marks, selectedRow: window.selectedLine, focusedColumn: focusedColumn,
+        let picked = self.marks.isEmpty ? [] : window.rows.map { self.marks.onScreen.contains($0.id) }
+        return Table(columns: tableColumns, rows: rows, marks: marks, picked: picked, selectedRow: window.selectedLine, focusedColumn: focusedColumn,
                      scroll: ScrollPosition(first: window.firstRow, total: window.count.known), pinnedColumns: pinned ? keyColumns.count : 0,
                      firstColumn: firstColumn)
     }

@@ -73,6 +73,9 @@ public struct Table: Widget {
     public var columns: [TableColumn]
     public var rows: [[String]]
     public var marks: [RowMark?]
+    /// Rows the person marked (to act on several at once): a `*` in the gutter's second cell
+    /// and bold text in the accent colour, so they differ without colour too.
+    public var picked: [Bool]
     public var selectedRow: Int?
     public var focusedColumn: Int?
     public var scroll: ScrollPosition?
@@ -82,12 +85,13 @@ public struct Table: Widget {
     /// layout moves it only as far as keeps the focused column in view).
     public var firstColumn: Int
 
-    public init(columns: [TableColumn], rows: [[String]], marks: [RowMark?] = [], selectedRow: Int? = nil, focusedColumn: Int? = nil,
+    public init(columns: [TableColumn], rows: [[String]], marks: [RowMark?] = [], picked: [Bool] = [], selectedRow: Int? = nil, focusedColumn: Int? = nil,
                 scroll: ScrollPosition? = nil, pinnedColumns: Int = 0, firstColumn: Int = 0) {
         self.pinnedColumns = pinnedColumns
         self.columns = columns
         self.rows = rows
         self.marks = marks
+        self.picked = picked
         self.selectedRow = selectedRow
         self.focusedColumn = focusedColumn
         self.scroll = scroll
@@ -235,10 +239,15 @@ public struct Table: Widget {
             let y = area.y + 1 + line
             guard y < area.maxY else { break }
             let selected = line == selectedRow
-            let rowStyle = selected ? Style(foreground: .text, background: .selection) : .plain
+            let isPicked = line < picked.count && picked[line]
+            var rowStyle = selected ? Style(foreground: .text, background: .selection) : .plain
             buffer.fill(Rect(x: area.x, y: y, width: area.width - (showsScrollbar ? 1 : 0), height: 1), style: rowStyle)
             if gutter > 0, line < marks.count, let mark = marks[line] {
                 buffer.write(mark.symbol, x: area.x, y: y, maxWidth: 1, style: rowStyle.with(foreground: mark.role).adding(.bold))
+            }
+            if isPicked {
+                rowStyle = (selected ? rowStyle : rowStyle.with(foreground: .accent)).adding(.bold)
+                if gutter > 1 { buffer.write("*", x: area.x + 1, y: y, maxWidth: 1, style: rowStyle) }
             }
             var x = content.x
             for (index, width) in placed {
