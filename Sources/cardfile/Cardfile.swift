@@ -289,7 +289,7 @@ extension Cardfile {
                 DispatchQueue.global().asyncAfter(deadline: .now() + 1) {
                     guard !finished.isRaised else { return }
                     if isatty(2) != 0 { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-                    Output.warn("cardfile: import stopped before its batch ended (waiting for input or for another program's lock); batches already imported stay (an --atomic import left nothing).")
+                    Output.warn("cardfile: import stopped a second after Ctrl-C, before its batch ended (it may have been waiting for input or for another program's lock); batches already imported stay (an --atomic import left nothing).")
                     Foundation.exit(130)
                 }
             }

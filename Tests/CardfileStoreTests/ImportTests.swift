@@ -111,10 +111,20 @@ struct ImportTests {
     @Test(arguments: [false, true]) func utf16OfEitherByteOrderWithOrWithoutTheOption(bigEndian: Bool) throws {
         // Over several 64 KiB blocks, with characters outside the BMP (surrogate pairs) that
         // fall across the blocks' edges somewhere.
-        var text = "id,name\n"
-        for id in 100..<8_100 { text += "\(id),Zoë 🐈 \(id) 漢字\n" }
+        var rows = ""
+        for id in 100..<8_100 { rows += "\(id),Zoë 🐈 \(id) 漢字\n" }
+        // A filler row first, as long as puts a surrogate pair across the first block's edge:
+        // its high half the block's last two bytes, its low half the next block's first two.
+        let edge = ByteSource.blockSize - 2
+        let firstPair = 2 + 2 * ("id,name\n".utf16.count + rows.utf16.prefix { !UTF16.isLeadSurrogate($0) }.count)
+        let units = ((edge - firstPair) / 2 % 32_768 + 32_768) % 32_768
+        let filler = "99," + String(repeating: "x", count: max(0, units - 4)) + "\n"
+        #expect(units >= 4, "room for the filler row")
+        let text = "id,name\n" + filler + rows
         let bytes = Self.utf16(text, bigEndian: bigEndian)
         #expect(bytes.count > 3 * ByteSource.blockSize)
+        let high: ClosedRange<UInt8> = 0xD8...0xDB
+        #expect(high.contains(bytes[edge + (bigEndian ? 0 : 1)]), "a high surrogate ends the first block")
         for given in [nil, ImportOptions.Encoding.utf16] {
             let fixture = try Fixture()
             let file = try fixture.file("wide-\(bigEndian ? "be" : "le").csv", bytes)
@@ -122,7 +132,7 @@ struct ImportTests {
             options.encoding = given
             let summary = try fixture.run(file, options)
             let context = "\(bigEndian ? "big" : "little")-endian, --encoding \(given?.rawValue ?? "not given")"
-            #expect(summary.inserted == 8_000 && summary.rejected == 0, "\(context): \(summary.errors.prefix(2))")
+            #expect(summary.inserted == 8_001 && summary.rejected == 0, "\(context): \(summary.errors.prefix(2))")
             #expect(try fixture.disk("SELECT name FROM cards WHERE id = 100") == "Zoë 🐈 100 漢字", "\(context)")
             #expect(try fixture.disk("SELECT count(*) FROM cards WHERE name = 'Zoë 🐈 ' || id || ' 漢字'") == 8_000, "\(context)")
         }

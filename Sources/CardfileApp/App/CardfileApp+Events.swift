@@ -110,7 +110,7 @@ extension CardfileApp {
             return []
         }
         guard let action = KeyMaps.list.action(for: key) else { return [] }
-        if picking != nil, [.add, .delete, .importFile, .exportFile].contains(action) {
+        if picking != nil, [.add, .delete, .importFile, .exportFile, .toggleMark].contains(action) {
             show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now)
             return []
         }
@@ -127,6 +127,8 @@ extension CardfileApp {
             return []
         }
         switch action {
+        case .toggleMark:
+            toggleMark(list, now: now)
         case .open:
             openSelected(now: now)
         case .add:

@@ -169,7 +169,7 @@ extension CardfileApp {
         // The transfer's name and share stay longest; its rows, rate and time left go sooner.
         for (index, part) in transferStatus.enumerated() { pieces.append((part, index == 0 ? 2 : 7 + index, false)) }
         if let list, form == nil || list.table.name == form?.session.table.name {
-            if let marked = list.marks.statusText { pieces.append((marked, 2, false)) }
+            if let marked = list.marks.statusText { pieces.append((marked, 1, false)) }
             if !list.spec.filter.isEmpty { pieces.append(("filter: \(list.spec.filter)", 3, false)) }
             if let activity = list.activityText { pieces.append((activity, 5, false)) }
             if let sort = list.sortText { pieces.append((sort, 6, false)) }

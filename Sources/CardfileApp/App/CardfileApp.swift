@@ -191,8 +191,8 @@ public final class CardfileApp {
                 screens.forms.first { $0.session.editor.identity == form }?.take(label, for: field, lookedUpFor: value)
             case .columnsNotRemembered(let why):
                 show("The column choice holds for now but could not be remembered: \(why)", role: .warning, now: now)
-            case .marked(let table, let count, let token):
-                if let list, list.table.name == table { list.marks.take(count: count, token: token) }
+            case .marked(let marks, let count, let token):
+                take(markCount: count, for: marks, token: token)
             }
             return []
         }
@@ -223,12 +223,8 @@ public final class CardfileApp {
                 // says what happened to its own record).
                 // A result still on the line (a save, an export, an error) keeps its time: the
                 // rows on screen show the changes anyway.
-                if let change = try list.live.update(now: now) {
-                    // Records changed or went: the marks are counted again.
-                    list.marks.dataChanged()
-                    if change.includesOutsideChanges, form == nil, !(notice?.isAResult ?? false) {
-                        show(Self.outsideChangeSentence(change), role: .accent, now: now)
-                    }
+                if let change = try list.live.update(now: now), change.includesOutsideChanges, form == nil, !(notice?.isAResult ?? false) {
+                    show(Self.outsideChangeSentence(change), role: .accent, now: now)
                 }
             } catch {
                 show(error.message, role: .error, now: now)

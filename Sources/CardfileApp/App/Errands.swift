@@ -17,6 +17,9 @@ final class Errands: @unchecked Sendable {
     private var undelivered = 0
     /// A serial queue for errands that must keep their order (file writes, checks).
     let queue = DispatchQueue(label: "cardfile.errands", qos: .userInitiated)
+    /// A queue for reads that may take long (a count over a million rows), so they never hold
+    /// up the quick errands behind them.
+    private let slowQueue = DispatchQueue(label: "cardfile.errands.slow", qos: .utility)
 
     init(inbox: Inbox) {
         self.inbox = inbox
@@ -39,10 +42,10 @@ final class Errands: @unchecked Sendable {
         }
     }
 
-    /// Runs `work` on ``queue`` as an errand.
-    func run(_ work: @escaping @Sendable () -> ErrandResult.Kind?) {
+    /// Runs `work` as an errand: on ``queue``, or on a queue of its own when it is `slow`.
+    func run(slow: Bool = false, _ work: @escaping @Sendable () -> ErrandResult.Kind?) {
         begin()
-        queue.async { [self] in finish(work()) }
+        (slow ? slowQueue : queue).async { [self] in finish(work()) }
     }
 
     /// The app took a result from the inbox.
@@ -72,8 +75,9 @@ public struct ErrandResult: Sendable {
         case label(form: ContextIdentity, field: String, value: Value, label: Reference.Label?)
         /// Remembering a list's columns failed: why.
         case columnsNotRemembered(String)
-        /// How many records a list's marks mark, counted for the marks of `token`.
-        case marked(table: String, count: Int, token: Int)
+        /// How many records a list's marks (named by their id) mark, counted for `token`;
+        /// nil when the count failed.
+        case marked(marks: UUID, count: Int?, token: Int)
     }
 
     let kind: Kind

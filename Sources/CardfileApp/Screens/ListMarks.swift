@@ -1,24 +1,33 @@
 import CardfileStore
+import Foundation
 
 /// A list's marked records (Space, `:select`, `:unselect`): the rules, which of the rows on
 /// screen they mark, and how many they mark in all.
 ///
 /// The rules live in a ``MarkSet``, so marking every match of a filter over a million rows
 /// holds one rule, not a million records. What the screen shows is looked up for the rows in
-/// the window only (when the window or the rules change); the count is made off the loop and
-/// comes back with the token it was asked with, so a stale count is never shown.
+/// the window only (when the window or the rules change); the count is made off the loop, one
+/// at a time, and comes back naming these marks (``id``) and the rules it was asked for
+/// (``countToken``): a count for another list, or for older rules, is never shown.
 struct ListMarks {
+    /// Names these marks among every list's (a count comes back to the list that asked).
+    let id = UUID()
     private(set) var rules = MarkSet()
     /// The marked records among the rows on screen.
     private(set) var onScreen: Set<ObjectID> = []
-    /// The window and rules ``onScreen`` was looked up for.
-    private var lookedUp: (window: UInt64, rules: MarkSet)?
+    /// The window and rules ``onScreen`` was looked up for (also after a failed look-up: the
+    /// next window, change of the rules or of the data asks again, not every wake-up).
+    private var lookedUp: (window: UInt64, rules: MarkSet, refreshes: UInt64)?
     /// How many records the rules mark, once counted; nil while a count is due or running.
     private(set) var count: Int?
-    /// The count asked for last; a result with another token is stale.
+    /// Names the rules and data a count is asked for; a result with another token is stale.
     private(set) var countToken = 0
-    /// True when the count must be made again (the rules or the data changed).
+    /// True when a count must be made (the rules or the data changed since the last one).
     private(set) var countIsDue = false
+    /// True while a count runs: the next waits for it, so counts never pile up.
+    private(set) var countIsRunning = false
+    /// The list's data reads (``LiveQuery/refreshes``) the count was made after.
+    private var countedAfter: UInt64 = 0
 
     var isEmpty: Bool { rules.isEmpty }
 
@@ -30,7 +39,7 @@ struct ListMarks {
     }
 
     /// Marks or unmarks every record matching `predicate`.
-    mutating func set(matching predicate: Predicate, marked: Bool) {
+    mutating func set(matching predicate: CardfileStore.Predicate, marked: Bool) {
         rules.set(matching: predicate, marked: marked)
         rulesChanged()
     }
@@ -47,8 +56,11 @@ struct ListMarks {
         countToken += 1
     }
 
-    /// The data changed (a refresh brought changes): the count is made again.
-    mutating func dataChanged() {
+    /// Notes the list's data reads: after a new one (records changed or went, on screen or
+    /// not) the marks are counted and looked up again.
+    mutating func note(refreshes: UInt64) {
+        guard refreshes != countedAfter else { return }
+        countedAfter = refreshes
         guard !rules.isEmpty else { return }
         countIsDue = true
         countToken += 1
@@ -57,22 +69,29 @@ struct ListMarks {
     /// True when the rows on screen must be looked up for `window` (its version).
     func needsLookUp(window: UInt64) -> Bool {
         guard let lookedUp else { return !rules.isEmpty }
-        return lookedUp.window != window || lookedUp.rules != rules
+        return lookedUp.window != window || lookedUp.rules != rules || lookedUp.refreshes != countedAfter
     }
 
-    /// Takes what a look-up of the rows on screen found.
-    mutating func take(_ marked: Set<ObjectID>, window: UInt64) {
-        onScreen = marked
-        lookedUp = (window, rules)
+    /// Takes what a look-up of the rows on screen found; nil when it failed (what was shown
+    /// stays until the next window or change).
+    mutating func take(_ marked: Set<ObjectID>?, window: UInt64) {
+        if let marked { onScreen = marked }
+        lookedUp = (window, rules, countedAfter)
     }
 
-    /// The count has been asked for (with ``countToken``).
-    mutating func countStarted() {
+    /// A count is to start now (due, and none running): marks it running.
+    mutating func startCount() -> Bool {
+        guard countIsDue, !countIsRunning else { return false }
         countIsDue = false
+        countIsRunning = true
+        return true
     }
 
-    /// Takes a finished count, unless a newer one was asked for since.
-    mutating func take(count: Int, token: Int) {
+    /// Takes a finished count (nil: it failed, and is asked again), unless newer rules or
+    /// data were asked about since.
+    mutating func take(count: Int?, token: Int) {
+        countIsRunning = false
+        guard let count else { return countIsDue = !rules.isEmpty }
         guard token == countToken else { return }
         self.count = count
     }

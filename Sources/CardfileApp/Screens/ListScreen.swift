@@ -70,11 +70,6 @@ final class ListScreen {
         case .sortAscending, .sortDescending:
             guard columns.indices.contains(focusedColumn) else { return true }
             try sort(by: columns[focusedColumn].name, ascending: action == .sortAscending)
-        case .toggleMark:
-            // Marks or unmarks the selected record, then moves down (as VisiData's Space-like keys do).
-            guard let id = live.window.selection, !id.isTemporary else { return true }
-            marks.set(id, marked: !marks.onScreen.contains(id))
-            try live.moveSelection(by: 1)
         case .addSortAscending, .addSortDescending:
             guard columns.indices.contains(focusedColumn) else { return true }
             try addSortKey(columns[focusedColumn].name, ascending: action == .addSortAscending)

@@ -13,7 +13,8 @@ public struct TransferProgress: Hashable, Sendable {
 /// How a background import or export ended.
 public enum TransferResult: Hashable, Sendable {
     case imported(ImportSummary)
-    /// `cancelled`: stopped before the end (`rows` read by then); the file was not written.
+    /// `cancelled`: stopped before the end (`rows` read by then, 0 when the read failed after
+    /// the cancel); the file was not written.
     case exported(rows: Int, path: String, cancelled: Bool)
     /// It could not run (or could not go on): the message says why.
     case failed(String)

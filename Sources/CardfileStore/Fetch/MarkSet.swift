@@ -1,14 +1,13 @@
 /// Which records of one table are marked, kept as rules rather than as a list of records.
 ///
 /// Marking every match of a filter adds one rule, whatever the number of matches: counting
-/// them, showing them and writing to them are each one query. A rule is a filter (its
-/// matches marked or unmarked) or a handful of records marked or unmarked one by one; the
-/// last rule that speaks of a record decides, and a record no rule speaks of is not marked.
+/// them and finding them among the rows on screen are each one query. A rule is a filter (its
+/// matches marked or unmarked) or records marked or unmarked one by one (by a person, so a
+/// few: each is bound as a value, within SQLite's limit of 32,766); the last rule that speaks
+/// of a record decides, and a record no rule speaks of is not marked.
 ///
 /// A filter rule speaks of the records that match it *now*: a record changed elsewhere so that
-/// it no longer matches leaves the marks with it, one deleted simply drops out. Callers that
-/// need the marks to stay on the same records across their own writes (a bulk edit of the
-/// column a filter reads) replace the rules with those records (``init(records:)``).
+/// it no longer matches is no longer marked by it, one deleted simply drops out.
 public struct MarkSet: Hashable, Sendable {
     public enum Rule: Hashable, Sendable {
         /// The records matching the predicate are marked (or unmarked).
@@ -20,11 +19,6 @@ public struct MarkSet: Hashable, Sendable {
     public private(set) var rules: [Rule] = []
 
     public init() {}
-
-    /// Exactly `ids` marked.
-    public init(records ids: Set<ObjectID>) {
-        if !ids.isEmpty { rules = [.records(Dictionary(uniqueKeysWithValues: ids.map { ($0, true) }))] }
-    }
 
     /// True when nothing is marked (no rule marks anything).
     public var isEmpty: Bool {
@@ -56,18 +50,6 @@ public struct MarkSet: Hashable, Sendable {
     /// Unmarks everything.
     public mutating func clear() {
         rules = []
-    }
-
-    /// Whether the last rule that speaks of `id` marks it, for the rules that name records;
-    /// nil when only a filter can tell (see ``predicate(for:)``).
-    public func explicitly(_ id: ObjectID) -> Bool? {
-        for rule in rules.reversed() {
-            switch rule {
-            case .records(let records): if let marked = records[id] { return marked }
-            case .filter: return nil
-            }
-        }
-        return false
     }
 
     /// A condition true for the marked rows of `table`: the rules as one `CASE`, the last rule

@@ -17,8 +17,7 @@ extension LiveQuery {
     /// goes round from the start. The list keeps every row: only the selection moves.
     /// - Throws: the filter language's errors for a search it cannot read.
     public func selectNext(matching search: String, backward: Bool = false) throws(StoreError) -> SearchOutcome {
-        let searchable = spec.searchColumns ?? entity.table.columns.filter { !$0.isHidden }.map(\.name)
-        guard let predicate = try FilterParser.parse(search, table: entity.table, searchColumns: searchable) else { return .notFound }
+        guard let predicate = try predicate(for: search) else { return .notFound }
         let condition = try predicate.sql(for: entity.table)
         let line = window.selectedLine
         let key: [Value]? = line.flatMap { windowKeys.indices.contains($0) ? windowKeys[$0] : nil }
@@ -34,5 +33,17 @@ extension LiveQuery {
         guard let row = next ?? first else { return .notFound }
         try select(query.objectID(of: row))
         return next != nil || key == nil ? .found : .wrapped
+    }
+
+    /// `text` read in the filter's language for this list: words search the columns the
+    /// list searches (``LiveQuerySpec/searchColumns``, else every column shown). Nil for
+    /// text that asks for nothing (empty).
+    public func predicate(for text: String) throws(StoreError) -> Predicate? {
+        try Self.predicate(for: text, entity: entity, spec: spec)
+    }
+
+    static func predicate(for text: String, entity: Entity, spec: LiveQuerySpec) throws(StoreError) -> Predicate? {
+        let searchable = spec.searchColumns ?? entity.table.columns.filter { !$0.isHidden }.map(\.name)
+        return try FilterParser.parse(text, table: entity.table, searchColumns: searchable)
     }
 }

@@ -36,6 +36,10 @@ public final class LiveQuery {
     /// Counts the windows installed: a reader that remembers it learns in O(1) whether the
     /// window may have changed since (equal windows may count twice; a changed one always does).
     public private(set) var windowVersion: UInt64 = 0
+    /// Counts the times the query read its data again because something changed (a save here,
+    /// another program's commit), whether or not the rows on screen changed: what depends on
+    /// rows off screen (a count of marks) watches this.
+    public private(set) var refreshes: UInt64 = 0
     /// Rows in the window.
     public private(set) var height: Int
     /// The shortest time between two refreshes caused by data changes.
@@ -138,8 +142,7 @@ public final class LiveQuery {
     public var activity: LiveQueryActivity { worker.activity }
 
     private static func makeQuery(entity: Entity, spec: LiveQuerySpec) throws(StoreError) -> OrderedQuery {
-        let searchable = spec.searchColumns ?? entity.table.columns.filter { !$0.isHidden }.map(\.name)
-        let predicate = try FilterParser.parse(spec.filter, table: entity.table, searchColumns: searchable)
+        let predicate = try predicate(for: spec.filter, entity: entity, spec: spec)
         return try OrderedQuery(entity: entity, sort: spec.sort, filter: predicate)
     }
 
@@ -270,6 +273,7 @@ public final class LiveQuery {
             outsideDue = false
             lastRefresh = now
             try refresh()
+            refreshes &+= 1
             touched = true
         }
         scheduleBackground()
