@@ -219,4 +219,16 @@ struct ReadmePromiseTests {
         try harness.advance(.milliseconds(150))
         #expect(harness.messageLine.contains("Outside changes arrived: 1 record on screen changed."), "\(harness.messageLine)")
     }
+
+    @Test func aSmallerTerminalKeepsTheSelectedRecord() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(table: "books", autosave: nil), demoRows: 200)
+        for _ in 0..<19 { try harness.press(.char("j")) }
+        #expect(harness.statusLine.contains("row 20 of 200"), "\(harness.statusLine)")
+        try harness.resize(Size(width: 40, height: 12))
+        #expect(harness.statusLine.contains("row 20 of 200"), "\(harness.statusLine)")
+        // On screen: the last of the rows (lines 1–9 under the header at this height).
+        #expect(harness.lines[9].dropFirst(2).split(separator: " ").first == "20", "\(harness.screen)")
+        try harness.resize(Size(width: 80, height: 24))
+        #expect(harness.statusLine.contains("row 20 of 200"), "\(harness.statusLine)")
+    }
 }

@@ -167,7 +167,11 @@ public final class LiveQuery {
     public func setHeight(_ newHeight: Int) throws(StoreError) {
         try readAwaitedFirstPageNow()
         height = max(1, newHeight)
-        try show(firstRow: window.firstRow, selecting: window.selection.map { .id($0) } ?? .line(0))
+        // The selected row stays selected and on screen: a window that shrinks above it starts
+        // lower, so the row is its last line (it once fell back to the window's first row).
+        var first = window.firstRow
+        if let line = window.selectedLine, line >= height { first += line - (height - 1) }
+        try show(firstRow: first, selecting: window.selection.map { .id($0) } ?? .line(0))
     }
 
     private func start(keepingSelection: Bool) throws(StoreError) {

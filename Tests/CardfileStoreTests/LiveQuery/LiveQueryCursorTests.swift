@@ -130,6 +130,9 @@ struct LiveQueryCursorTests {
                 height = 1 + random.next(below: 20)
                 try live.setHeight(height)
                 changed = false
+                operation = "height \(height)"
+                // A new height keeps the selected record selected (and so on screen).
+                #expect(live.window.selection == before.selection, "\(context), step \(step): height \(height) kept the selection")
             case 6, 7:
                 operation = "delete"
                 // Another context deletes a shown row (often the selected one) or any row.
