@@ -129,6 +129,8 @@ extension CardfileApp {
         switch action {
         case .toggleMark:
             toggleMark(list, now: now)
+        case .describeColumn:
+            describeFocusedColumn(of: list, now: now)
         case .open:
             openSelected(now: now)
         case .add:

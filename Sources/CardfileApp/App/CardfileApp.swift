@@ -193,6 +193,8 @@ public final class CardfileApp {
                 show("The column choice holds for now but could not be remembered: \(why)", role: .warning, now: now)
             case .marked(let marks, let count, let token):
                 take(markCount: count, for: marks, token: token)
+            case .statistics(let table, let column, let scope, let result):
+                show(statistics: result, table: table, column: column, scope: scope, now: now)
             }
             return []
         }

@@ -78,6 +78,8 @@ public struct ErrandResult: Sendable {
         /// How many records a list's marks (named by their id) mark, counted for `token`;
         /// nil when the count failed.
         case marked(marks: UUID, count: Int?, token: Int)
+        /// A column's statistics (`I`) over `scope`, in words.
+        case statistics(table: String, column: String, scope: String, Result<ColumnStatistics, StoreError>)
     }
 
     let kind: Kind

@@ -41,6 +41,7 @@ public enum KeyMaps {
         KeyBinding([KeyEvent(.right), .char("l")], .right, help: "Next column (scrolls sideways)", section: "List"),
         KeyBinding([.char("[")], .sortAscending, help: "Sort by this column, ascending (a click on its header too)", section: "List"),
         KeyBinding([.char("]")], .sortDescending, help: "Sort by this column, descending", section: "List"),
+        KeyBinding([.char("I")], .describeColumn, help: "This column's statistics (of the marked records when there are marks)", section: "List"),
         KeyBinding([.char(" ")], .toggleMark, help: "Mark or unmark the record and go down (:select marks many)", section: "List"),
         KeyBinding([.char("{")], .addSortAscending, help: "Add this column as the next sort key, ascending", section: "List"),
         KeyBinding([.char("}")], .addSortDescending, help: "Add this column as the next sort key, descending", section: "List"),

@@ -17,7 +17,10 @@ struct ListMarks {
     private(set) var onScreen: Set<ObjectID> = []
     /// The window and rules ``onScreen`` was looked up for (also after a failed look-up: the
     /// next window, change of the rules or of the data asks again, not every wake-up).
-    private var lookedUp: (window: UInt64, rules: MarkSet, refreshes: UInt64)?
+    private var lookedUp: (window: UInt64, rules: Int, refreshes: UInt64)?
+    /// Counts the changes of the rules: the same rules again (marked, cleared, marked again)
+    /// are a change too, since what the screen shows was cleared between.
+    private var rulesVersion = 0
     /// How many records the rules mark, once counted; nil while a count is due or running.
     private(set) var count: Int?
     /// Names the rules and data a count is asked for; a result with another token is stale.
@@ -51,6 +54,7 @@ struct ListMarks {
     }
 
     private mutating func rulesChanged() {
+        rulesVersion += 1
         count = rules.isEmpty ? 0 : nil
         countIsDue = !rules.isEmpty
         countToken += 1
@@ -69,14 +73,14 @@ struct ListMarks {
     /// True when the rows on screen must be looked up for `window` (its version).
     func needsLookUp(window: UInt64) -> Bool {
         guard let lookedUp else { return !rules.isEmpty }
-        return lookedUp.window != window || lookedUp.rules != rules || lookedUp.refreshes != countedAfter
+        return lookedUp.window != window || lookedUp.rules != rulesVersion || lookedUp.refreshes != countedAfter
     }
 
     /// Takes what a look-up of the rows on screen found; nil when it failed (what was shown
     /// stays until the next window or change).
     mutating func take(_ marked: Set<ObjectID>?, window: UInt64) {
         if let marked { onScreen = marked }
-        lookedUp = (window, rules, countedAfter)
+        lookedUp = (window, rulesVersion, countedAfter)
     }
 
     /// A count is to start now (due, and none running): marks it running.

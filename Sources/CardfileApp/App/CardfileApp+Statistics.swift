@@ -1,0 +1,78 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// `I`: the focused column's statistics over what the list shows (its marked records when
+/// there are any), computed off the loop and shown in a panel.
+extension CardfileApp {
+    func describeFocusedColumn(of list: ListScreen, now: ContinuousClock.Instant) {
+        guard list.columns.indices.contains(list.focusedColumn) else { return }
+        let column = list.columns[list.focusedColumn].name
+        // The rows the list shows, narrowed to the marked ones when there are marks.
+        var parts: [CardfileStore.Predicate] = []
+        do {
+            if let filter = try list.live.predicate(for: list.spec.filter) { parts.append(filter) }
+            if !list.marks.isEmpty { parts.append(try list.marks.rules.predicate(for: list.table)) }
+        } catch {
+            return show(error.message, role: .warning, now: now)
+        }
+        let scope = !list.marks.isEmpty ? "the marked records" : list.spec.filter.isEmpty ? "every record" : "the records the filter shows"
+        show("Describing \(column) over \(scope)…", role: .muted, now: now)
+        let (table, container) = (list.table.name, self.container)
+        let predicate: CardfileStore.Predicate? = parts.isEmpty ? nil : .and(parts)
+        errands.run(slow: true) {
+            let result = Result { () throws(StoreError) -> ColumnStatistics in try container.statistics(of: column, table: table, where: predicate) }
+            return .statistics(table: table, column: column, scope: scope, result)
+        }
+    }
+
+    /// Shows finished statistics (over the list, unless something else was opened meanwhile).
+    func show(statistics result: Result<ColumnStatistics, StoreError>, table: String, column: String, scope: String, now: ContinuousClock.Instant) {
+        switch result {
+        case .failure(let error):
+            show(error.message(notDone: "Not described"), role: .error, now: now)
+        case .success(let statistics):
+            let panel = TextPanel(title: "\(column) in \(table): \(scope)", lines: Self.lines(of: statistics))
+            guard overlay == nil else { return show("The statistics of \(column) are ready: I shows them again.", now: now) }
+            overlay = .panel(ReadingPanel(panel))
+            notice = nil
+        }
+    }
+
+    /// The panel's lines: each measure on a line of its own, then the most common values.
+    static func lines(of statistics: ColumnStatistics) -> [String] {
+        /// A value on one line, its control characters shown (`␊`), as the list shows them.
+        /// (The empty text as “”, so a line never ends in nothing.)
+        func cell(_ value: Value) -> String { value == .text("") ? "“”" : TerminalText.visible(ValueText.cell(value)) }
+        func share(_ count: Int) -> String {
+            statistics.rows == 0 ? "" : String(format: " (%.1f%%)", Double(count) * 100 / Double(statistics.rows))
+        }
+        func text(_ value: String?) -> String {
+            guard let value else { return "none" }
+            let shown = TerminalText.visible(value)
+            let count = value.count
+            return "“\(shown.count > 60 ? String(shown.prefix(60)) + "…" : shown)” (\(ValueText.count(count)) character\(count == 1 ? "" : "s"))"
+        }
+        var lines = [
+            "Rows           \(ValueText.count(statistics.rows))",
+            "NULL           \(ValueText.count(statistics.nulls))\(share(statistics.nulls))",
+            "Empty text     \(ValueText.count(statistics.emptyTexts))\(share(statistics.emptyTexts))",
+            "Distinct       \(ValueText.count(statistics.distinct))",
+            "Minimum        \(cell(statistics.minimum))",
+            "Maximum        \(cell(statistics.maximum))",
+        ]
+        if let mean = statistics.mean {
+            lines.append("Mean           \(ValueText.cell(.real(mean))) (of \(ValueText.count(statistics.numbers)) number\(statistics.numbers == 1 ? "" : "s"))")
+        }
+        lines.append("Shortest text  \(text(statistics.shortestText))")
+        lines.append("Longest text   \(text(statistics.longestText))")
+        if !statistics.mostCommon.isEmpty {
+            lines.append("")
+            lines.append("Most common")
+            for (value, count) in statistics.mostCommon {
+                lines.append("  \(ValueText.count(count))\(share(count))  \(cell(value))")
+            }
+        }
+        return lines
+    }
+}
