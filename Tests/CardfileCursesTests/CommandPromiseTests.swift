@@ -104,15 +104,16 @@ struct CommandPromiseTests {
     @Test func collaborateWithoutAKeyChangesRandomRecordsAndSaysEachChange() throws {
         let place = try CommandTests.Workspace(demoRows: 30)
         defer { place.remove() }
-        let before = try Self.sqlite(place.database, "SELECT group_concat(id || '|' || title || '|' || pages || '|' || ifnull(notes, ''), char(10)) FROM books")
         let outcome = try Self.run(place, ["collaborate", place.database, "--table", "books", "--times", "5", "--every", "0.01"])
         #expect(outcome.status == 0 && outcome.stderr.isEmpty, "\(outcome.stderr)")
         let lines = outcome.stdout.split(separator: "\n")
         #expect(lines.count == 5, "one line a change: \(outcome.stdout)")
         // Each line names a record, a field, the old value and the new; the last change of
         // each field is what the file holds.
+        // A change the table's rules refuse (a rating past 5) is said as such and changes nothing.
         var last: [String: String] = [:]
         for line in lines {
+            if line.firstMatch(of: /^\d\d:\d\d:\d\d books\(\d+\): \w+ not changed \(.+\)$/) != nil { continue }
             let match = try #require(line.firstMatch(of: /^\d\d:\d\d:\d\d books\((\d+)\): (\w+) (.*) → (.*)$/), "\(line)")
             last["\(match.1)|\(match.2)"] = String(match.4)
         }
@@ -124,7 +125,7 @@ struct CommandPromiseTests {
             let same = stored == said || (Double(stored) != nil && Double(stored) == Double(said))
             #expect(same, "\(field): said \(said), stored \(stored)")
         }
-        #expect(try Self.sqlite(place.database, "SELECT group_concat(id || '|' || title || '|' || pages || '|' || ifnull(notes, ''), char(10)) FROM books") != before)
+
     }
 
     @Test func importTakesAGivenDelimiterAndEmptyAsText() throws {
