@@ -21,7 +21,7 @@ struct StatisticsTests {
         let screen = harness.screen
         #expect(screen.contains("age in cards: every record"))
         for line in ["Rows           4", "NULL           1 (25.0%)", "Empty text     0 (0.0%)", "Distinct       3",
-                     "Minimum        28", "Maximum        45", "of 3 numbers", "Shortest text  none", "Most common", "1 (25.0%)  ∅"] {
+                     "Minimum        28", "Maximum        45", "Mean           36.3333 (of 3 numbers)", "Shortest text  none", "Most common", "1 (25.0%)  ∅"] {
             #expect(screen.contains(line), "“\(line)” in\n\(screen)")
         }
         try harness.press(KeyEvent(.escape))

@@ -62,7 +62,8 @@ extension CardfileApp {
             "Maximum        \(cell(statistics.maximum))",
         ]
         if let mean = statistics.mean {
-            lines.append("Mean           \(ValueText.cell(.real(mean))) (of \(ValueText.count(statistics.numbers)) number\(statistics.numbers == 1 ? "" : "s"))")
+            // Six significant digits: a mean is read, not copied back (the extremes are exact).
+            lines.append("Mean           \(String(format: "%.6g", mean)) (of \(ValueText.count(statistics.numbers)) number\(statistics.numbers == 1 ? "" : "s"))")
         }
         lines.append("Shortest text  \(text(statistics.shortestText))")
         lines.append("Longest text   \(text(statistics.longestText))")
