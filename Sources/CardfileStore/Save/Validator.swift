@@ -56,6 +56,19 @@ enum Validator {
         return failures
     }
 
+    /// The failures of writing `value` to `field` of an existing record in a bulk edit: a
+    /// field the database owns (a key, a generated column), NULL in a NOT NULL column, the
+    /// type, and the field's declared rules.
+    static func validateBulkValue(_ value: Value, field: Int, id: ObjectID, entity: Entity) -> [ValidationFailure] {
+        let column = entity.table.columns[field]
+        if !column.isWritable || entity.table.keyColumnIndexes.contains(field) {
+            return [failure(id, entity, field, .readOnlyField, value)]
+        }
+        if column.isNotNull, value.isNull { return [failure(id, entity, field, .notNull, nil)] }
+        if value.isNull { return entity.rules[field]?.contains(.required) == true ? [failure(id, entity, field, .required, nil)] : [] }
+        return check(value, field: field, id: id, entity: entity)
+    }
+
     private static func check(_ value: Value, field: Int, id: ObjectID, entity: Entity) -> [ValidationFailure] {
         if case .real(let double) = value, double.isNaN {
             return [failure(id, entity, field, .notANumber, value)]

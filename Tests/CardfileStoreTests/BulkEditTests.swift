@@ -1,0 +1,256 @@
+import CardfileTestSupport
+import Foundation
+import GRDB
+import Testing
+@testable import CardfileStore
+
+/// Bulk edits (`:set`, `:delete`) and their undo and redo, against the file as another
+/// connection reads it, with a real second connection writing between the steps.
+@Suite("Bulk edits", .timeLimit(.minutes(10)))
+struct BulkEditTests {
+    static let schema = """
+        CREATE TABLE parents (id INTEGER PRIMARY KEY);
+        INSERT INTO parents VALUES (1), (2);
+        CREATE TABLE t (id INTEGER PRIMARY KEY, a INTEGER, b TEXT, p INTEGER REFERENCES parents(id),
+                        CHECK (a IS NULL OR a < 100 OR b IS NOT 'small'));
+        """
+
+    /// The table's rows as another connection reads them: id → [a, b].
+    static func rows(_ path: String) throws -> [Int64: [Value]] {
+        let queue = try DatabaseQueue(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var rows: [Int64: [Value]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT id, a, b FROM t") {
+                rows[row["id"]] = [Value(row[1] as DatabaseValue), Value(row[2] as DatabaseValue)]
+            }
+            return rows
+        }
+    }
+
+    static func fixture(rows count: Int = 10) throws -> PeopleFixture {
+        let fixture = try PeopleFixture(schema: schema)
+        let queue = try DatabaseQueue(path: fixture.path)
+        try queue.write { db in
+            for id in 1...count { try db.execute(sql: "INSERT INTO t VALUES (?, ?, ?, 1)", arguments: [id, id % 3, "r\(id)"]) }
+        }
+        try queue.close()
+        return fixture
+    }
+
+    static func id(_ row: Int64) -> ObjectID { ObjectID(table: "t", rowid: row) }
+
+    @Test func setWritesOneColumnOnTheMatchesAndKeepsWhatWasThere() throws {
+        let fixture = try Self.fixture()
+        let change = try fixture.container.bulkSet(table: "t", column: "a", to: .integer(9), where: .compare("a", .equal, .integer(1)))
+        let rows = try Self.rows(fixture.path)
+        #expect(Set(change.records.keys) == Set([1, 4, 7, 10].map { Self.id($0) }))
+        for id in [1, 4, 7, 10] as [Int64] {
+            #expect(rows[id] == [.integer(9), .text("r\(id)")])
+            #expect(change.records[Self.id(id)] == BulkChange.Sides(before: [.integer(1)], after: [.integer(9)]))
+        }
+        #expect(rows[2] == [.integer(2), .text("r2")], "a record that did not match is untouched")
+    }
+
+    @Test func aValueOfTheWrongTypeNamesARecordAndTheFieldAndWritesNothing() throws {
+        let fixture = try Self.fixture()
+        let before = try Self.rows(fixture.path)
+        #expect(throws: StoreError.self) { try fixture.container.validateBulkSet(table: "t", column: "a", to: .text("abc")) }
+        do {
+            _ = try fixture.container.bulkSet(table: "t", column: "a", to: .text("abc"), where: .sql("1", arguments: []))
+            Issue.record("a text in an INTEGER column was written")
+        } catch {
+            guard case .validationFailed(let failures) = error else { Issue.record("\(error)"); return }
+            #expect(failures.first?.field == "a")
+            #expect(failures.first?.objectID.primaryKeyValues?.isEmpty == false, "the failure names a record")
+            #expect(failures.first?.message.contains("t ") == true, "\(failures.first?.message ?? "")")
+        }
+        #expect(try Self.rows(fixture.path) == before)
+    }
+
+    @Test func aCheckThatOneRecordBreaksNamesThatRecordAndWritesNothing() throws {
+        let fixture = try Self.fixture()
+        let queue = try DatabaseQueue(path: fixture.path)
+        try queue.write { db in try db.execute(sql: "UPDATE t SET b = 'small' WHERE id = 5") }
+        try queue.close()
+        let before = try Self.rows(fixture.path)
+        do {
+            _ = try fixture.container.bulkSet(table: "t", column: "a", to: .integer(500), where: .sql("1", arguments: []))
+            Issue.record("the CHECK was broken")
+        } catch {
+            guard case .validationFailed(let failures) = error else { Issue.record("\(error)"); return }
+            #expect(failures.first?.objectID == Self.id(5), "\(failures)")
+            #expect(failures.first?.message.contains("5") == true, "\(failures.first?.message ?? "")")
+        }
+        #expect(try Self.rows(fixture.path) == before)
+    }
+
+    @Test func aForeignKeyToNothingIsRefused() throws {
+        let fixture = try Self.fixture()
+        do {
+            _ = try fixture.container.bulkSet(table: "t", column: "p", to: .integer(77), where: .compare("a", .equal, .integer(2)))
+            Issue.record("a reference to no parent was written")
+        } catch {
+            guard case .validationFailed(let failures) = error else { Issue.record("\(error)"); return }
+            #expect(failures.first?.field == "p", "\(failures)")
+            #expect([2, 5, 8].map { Self.id($0) }.contains(failures.first?.objectID ?? Self.id(0)), "\(failures)")
+        }
+        #expect(try fixture.disk("SELECT count(*) FROM t WHERE p = 77") == .integer(0))
+    }
+
+    @Test func undoRestoresAndLeavesWhatChangedSinceUnlessOverwritten() throws {
+        let fixture = try Self.fixture()
+        let change = try fixture.container.bulkSet(table: "t", column: "b", to: .text("x"), where: .compare("a", .equal, .integer(0)))
+        // Another connection changes record 3 after the bulk edit.
+        let queue = try DatabaseQueue(path: fixture.path)
+        try queue.write { db in try db.execute(sql: "UPDATE t SET b = 'theirs' WHERE id = 3") }
+        try queue.close()
+        let undo = try fixture.container.apply(change.reversed)
+        #expect(undo.changedSince == [Self.id(3): [.text("theirs")]])
+        var rows = try Self.rows(fixture.path)
+        #expect(rows[6]?[1] == .text("r6") && rows[9]?[1] == .text("r9"))
+        #expect(rows[3]?[1] == .text("theirs"), "a record changed since is left alone")
+        // Confirmed: that one is restored too, and its undo would give back "theirs".
+        let forced = try fixture.container.apply(change.reversed.only([Self.id(3)]), overwriting: [Self.id(3)])
+        #expect(forced.changedSince.isEmpty)
+        #expect(forced.applied.records[Self.id(3)] == BulkChange.Sides(before: [.text("theirs")], after: [.text("r3")]))
+        rows = try Self.rows(fixture.path)
+        #expect(rows[3]?[1] == .text("r3"))
+        // Redo writes the bulk value again where the undo wrote.
+        let redo = try fixture.container.apply(undo.applied.reversed)
+        #expect(redo.changedSince.isEmpty)
+        rows = try Self.rows(fixture.path)
+        #expect(rows[6]?[1] == .text("x") && rows[9]?[1] == .text("x") && rows[3]?[1] == .text("r3"))
+    }
+
+    @Test func deleteAndItsUndoGiveBackTheSameRows() throws {
+        let fixture = try Self.fixture()
+        let before = try Self.rows(fixture.path)
+        let change = try fixture.container.bulkDelete(from: "t", where: .compare("a", .equal, .integer(2)))
+        #expect(change.count == 3)
+        #expect(try Self.rows(fixture.path).count == 7)
+        let undo = try fixture.container.apply(change.reversed)
+        #expect(undo.changedSince.isEmpty)
+        #expect(try Self.rows(fixture.path) == before)
+        #expect(try fixture.disk("SELECT group_concat(p) FROM t WHERE id IN (2, 5, 8)") == .text("1,1,1"), "every column comes back")
+    }
+
+    @Test func aKeyTakenSinceADeleteIsReportedNotOverwritten() throws {
+        let fixture = try Self.fixture()
+        let change = try fixture.container.bulkDelete(from: "t", where: .compare("id", .lessOrEqual, .integer(2)))
+        let queue = try DatabaseQueue(path: fixture.path)
+        try queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2, 50, 'new', 2)") }
+        try queue.close()
+        let undo = try fixture.container.apply(change.reversed)
+        #expect(undo.changedSince == [Self.id(2): [.integer(2), .integer(50), .text("new"), .integer(2)]])
+        #expect(try Self.rows(fixture.path)[1] == [.integer(1), .text("r1")])
+        #expect(try Self.rows(fixture.path)[2] == [.integer(50), .text("new")])
+    }
+
+    @Test func aTableWithoutADeclaredKeyGetsItsRowsBackUnderTheirRowids() throws {
+        let fixture = try PeopleFixture(schema: "CREATE TABLE n (v TEXT); INSERT INTO n VALUES ('a'), ('b'), ('c');")
+        let change = try fixture.container.bulkDelete(from: "n", where: .compare("v", .notEqual, .text("a")))
+        #expect(try fixture.disk("SELECT group_concat(rowid || v) FROM n") == .text("1a"))
+        _ = try fixture.container.apply(change.reversed)
+        #expect(try fixture.disk("SELECT group_concat(rowid || v) FROM (SELECT rowid, v FROM n ORDER BY rowid)") == .text("1a,2b,3c"))
+    }
+
+    @Test func aBulkEditReachesTheContextsAsOneSaveNamingEachRecord() throws {
+        let fixture = try Self.fixture()
+        let recorder = EventRecorder(fixture.container)
+        let change = try fixture.container.bulkSet(table: "t", column: "b", to: .null, where: .compare("a", .equal, .integer(0)))
+        let events = try recorder.eventsBefore { try fixture.container.batchUpdate(table: "t", set: ["b": .text("marker")], where: .compare("id", .equal, .integer(1))) }
+        #expect(events.count == 1, "\(events)")
+        #expect(events.first?.updated == Set(change.records.keys), "\(events)")
+    }
+
+    /// Random bulk sets and deletes, undos and redos, and another connection's writes between
+    /// them, against a model of the table: after every step the file must hold what the model
+    /// holds, and an undo or redo must leave alone exactly the records the model says changed.
+    @Test func randomBulkEditsUndosAndOutsideWritesAgainstAModel() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        for round in 0..<Fuzz.scaled(8) {
+            let fixture = try Self.fixture(rows: 30)
+            var model = try Self.rows(fixture.path)
+            var undos: [BulkChange] = []
+            var redos: [BulkChange] = []
+            let outside = try DatabaseQueue(path: fixture.path)
+            defer { try? outside.close() }
+            for step in 0..<40 {
+                let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round), step \(step)"
+                /// What the model holds for `id` in `change`'s columns (nil: no such record).
+                func held(_ id: ObjectID, _ change: BulkChange) -> [Value]? {
+                    guard let row = id.primaryKeyValues?.first, case .integer(let key) = row, let values = model[key] else { return nil }
+                    switch change.kind {
+                    case .set(let column, _): return [column == "a" ? values[0] : values[1]]
+                    case .delete: return [.integer(key), values[0], values[1], .integer(1)]
+                    }
+                }
+                func write(_ id: ObjectID, _ change: BulkChange, _ after: [Value]?) {
+                    guard case .integer(let key)? = id.primaryKeyValues?.first else { return }
+                    switch (change.kind, after) {
+                    case (_, nil): model[key] = nil
+                    case (.set(let column, _), let values?): model[key, default: [.null, .null]][column == "a" ? 0 : 1] = values[0]
+                    case (.delete, let values?): model[key] = [values[1], values[2]]
+                    }
+                }
+                /// Undo or redo `change`; checks the changed-since list against the model.
+                func replay(_ change: BulkChange) throws -> BulkChange {
+                    let expectedLeft = Set(change.records.filter { held($0.key, change) != $0.value.before }.keys)
+                    let result = try fixture.container.apply(change)
+                    #expect(Set(result.changedSince.keys) == expectedLeft, "\(context)")
+                    for (id, sides) in result.applied.records { write(id, change, sides.after) }
+                    return result.applied
+                }
+                let predicate: CardfileStore.Predicate = random.next(below: 2) == 0
+                    ? .compare("a", .equal, .integer(Int64(random.next(below: 4))))
+                    : .compare("id", .lessOrEqual, .integer(Int64(random.next(below: 40))))
+                switch random.next(below: 6) {
+                case 0:
+                    let column = random.next(below: 2) == 0 ? "a" : "b"
+                    let value: Value = column == "a" ? .integer(Int64(random.next(below: 4))) : [.text("x"), .text("y"), .null][random.next(below: 3)]
+                    let change = try fixture.container.bulkSet(table: "t", column: column, to: value, where: predicate)
+                    for (id, sides) in change.records {
+                        #expect(held(id, change) == sides.before, "\(context)")
+                        write(id, change, sides.after)
+                    }
+                    undos.append(change)
+                    redos = []
+                case 1:
+                    let change = try fixture.container.bulkDelete(from: "t", where: predicate)
+                    for (id, sides) in change.records {
+                        #expect(held(id, change) == sides.before, "\(context)")
+                        write(id, change, nil)
+                    }
+                    undos.append(change)
+                    redos = []
+                case 2:
+                    guard let last = undos.popLast() else { continue }
+                    redos.append(try replay(last.reversed))
+                case 3:
+                    guard let last = redos.popLast() else { continue }
+                    undos.append(try replay(last.reversed))
+                default:
+                    // Another connection: change a value, delete a row, or add one.
+                    let key = Int64(1 + random.next(below: 35))
+                    switch random.next(below: 3) {
+                    case 0:
+                        let value = Int64(random.next(below: 4))
+                        try outside.write { db in try db.execute(sql: "UPDATE t SET a = ? WHERE id = ?", arguments: [value, key]) }
+                        if model[key] != nil { model[key]![0] = .integer(value) }
+                    case 1:
+                        try outside.write { db in try db.execute(sql: "DELETE FROM t WHERE id = ?", arguments: [key]) }
+                        model[key] = nil
+                    default:
+                        try outside.write { db in try db.execute(sql: "INSERT OR REPLACE INTO t VALUES (?, 1, 'outside', 1)", arguments: [key]) }
+                        model[key] = [.integer(1), .text("outside")]
+                    }
+                }
+                let rows = try Self.rows(fixture.path)
+                #expect(rows == model, "\(context)")
+                if rows != model { return }
+            }
+        }
+    }
+}
