@@ -2,9 +2,10 @@
 ///
 /// Marking every match of a filter adds one rule, whatever the number of matches: counting
 /// them and finding them among the rows on screen are each one query. A rule is a filter (its
-/// matches marked or unmarked) or records marked or unmarked one by one (by a person, so a
-/// few: each is bound as a value, within SQLite's limit of 32,766); the last rule that speaks
-/// of a record decides, and a record no rule speaks of is not marked.
+/// matches marked or unmarked) or records marked or unmarked one by one (by a person, or all
+/// the records a bulk edit wrote: beyond a few hundred they are bound as one JSON array);
+/// the last rule that speaks of a record decides, and a record no rule speaks of is not
+/// marked.
 ///
 /// A filter rule speaks of the records that match it *now*: a record changed elsewhere so that
 /// it no longer matches is no longer marked by it, one deleted simply drops out.
@@ -47,6 +48,11 @@ public struct MarkSet: Hashable, Sendable {
         }
     }
 
+    /// Marks exactly `ids` (the records a bulk edit wrote), whatever was marked before.
+    public mutating func replace(with ids: some Sequence<ObjectID>) {
+        rules = [.records(Dictionary(ids.map { ($0, true) }, uniquingKeysWith: { first, _ in first }))]
+    }
+
     /// Unmarks everything.
     public mutating func clear() {
         rules = []
@@ -68,8 +74,9 @@ public struct MarkSet: Hashable, Sendable {
                 for marked in [true, false] {
                     let keys = records.filter { $0.value == marked }.keys.compactMap(\.primaryKeyValues)
                     guard !keys.isEmpty else { continue }
-                    sql += " WHEN \(table.keyInSQL(count: keys.count)) THEN \(marked ? 1 : 0)"
-                    arguments += keys.flatMap { $0 }
+                    let condition = table.keySetSQL(keys)
+                    sql += " WHEN \(condition.sql) THEN \(marked ? 1 : 0)"
+                    arguments += condition.arguments
                 }
             }
         }

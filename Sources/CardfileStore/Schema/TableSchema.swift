@@ -126,6 +126,60 @@ public struct TableSchema: Hashable, Sendable {
         return "(\(expressions.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: count).joined(separator: ", ")))"
     }
 
+    /// `key IN (...)` for these rows' keys, with its arguments. Beyond a few hundred keys
+    /// without blobs, the keys go as one JSON array read by `json_each` (one argument, where
+    /// SQLite takes at most 32,766), so a rule may name a hundred thousand records.
+    func keySetSQL(_ keys: [[Value]]) -> (sql: String, arguments: [Value]) {
+        if keys.count > 200, !primaryKey.isUnidentifiable, let json = Self.jsonArray(of: keys) {
+            let expressions = primaryKey.keyExpressions
+            if expressions.count == 1 {
+                return ("\(expressions[0]) IN (SELECT value FROM json_each(?))", [.text(json)])
+            }
+            let parts = expressions.indices.map { "json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
+            return ("(\(expressions.joined(separator: ", "))) IN (SELECT \(parts) FROM json_each(?))", [.text(json)])
+        }
+        return (keyInSQL(count: keys.count), keys.flatMap { $0 })
+    }
+
+    /// The keys as a JSON array (each key a value, or an array of values when it has
+    /// several); nil when one holds what JSON cannot carry exactly (a blob, NULL, an infinite
+    /// real).
+    private static func jsonArray(of keys: [[Value]]) -> String? {
+        var out = "["
+        for (index, key) in keys.enumerated() {
+            if index > 0 { out += "," }
+            if key.count > 1 { out += "[" }
+            for (position, value) in key.enumerated() {
+                if position > 0 { out += "," }
+                switch value {
+                case .integer(let int): out += String(int)
+                case .real(let double):
+                    guard double.isFinite else { return nil }
+                    // Swift's shortest form reads back as the same double; an integral one
+                    // keeps its ".0" so it stays a real.
+                    out += "\(double)"
+                case .text(let text): out += jsonString(text)
+                case .null, .blob: return nil
+                }
+            }
+            if key.count > 1 { out += "]" }
+        }
+        return out + "]"
+    }
+
+    private static func jsonString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
     /// False when rows cannot be told apart, so the table is read-only in Cardfile.
     public var isIdentifiable: Bool { !primaryKey.isUnidentifiable }
 
