@@ -42,6 +42,21 @@ public enum FilterParser {
         return predicate
     }
 
+    /// Reads `COLUMN = VALUE` (`:set`), VALUE a literal as a filter's comparison reads it: a
+    /// number (kept as typed for a TEXT column), a quoted text, `NULL`, a bare word (text) or
+    /// `x'00ff'` (a blob).
+    /// - Throws: ``StoreError/invalidFilter(message:offset:)``, an unknown column included.
+    public static func parseAssignment(_ text: String, table: TableSchema) throws(StoreError) -> (column: String, value: Value) {
+        let tokens: [SQLToken]
+        do {
+            tokens = try SQLTokenizer.tokenize(text)
+        } catch {
+            throw StoreError.invalidFilter(message: "the quote opened at character \(error.offset + 1) is never closed", offset: text.count)
+        }
+        var parser = Parser(tokens: tokens, table: table, searchColumns: [], length: text.count)
+        return try parser.parseAssignment()
+    }
+
     /// True when the text before `offset` holds a comparison, `is` or a parenthesis: what
     /// follows is part of a condition, not words to search for.
     private static func startsACondition(before offset: Int, in text: String) -> Bool {
@@ -156,23 +171,74 @@ public enum FilterParser {
                 let test: Predicate = what.isWord("empty") ? .isEmpty(column.name) : .isNull(column.name)
                 return negated ? .not(test) : test
             }
+            if op.value == "~" {
+                guard let literal = peek, literal.kind != .symbol else {
+                    throw StoreError.invalidFilter(message: "a value is missing after “\(op.value)”", offset: op.end)
+                }
+                index += 1
+                return .contains([column.name], literal.value)
+            }
+            return .compare(column.name, Self.operators[op.value]!, try literal(after: op, column: nil))
+        }
+
+        /// The value after `op`: a number (a sign before it belongs to it), a quoted text,
+        /// `NULL`, or a bare word as text. For `column` (an assignment), a number typed into a
+        /// TEXT column stays as typed (`0012`), and `x'00ff'` is a blob.
+        mutating func literal(after op: SQLToken, column: ColumnDescription?) throws(StoreError) -> Value {
+            var sign = ""
+            if let symbol = peek, symbol.isSymbol("-") || symbol.isSymbol("+"), let number = lookahead(1), number.kind == .number, number.start == symbol.end {
+                sign = symbol.value == "-" ? "-" : ""
+                index += 1
+            }
             guard let literal = peek, literal.kind != .symbol else {
                 throw StoreError.invalidFilter(message: "a value is missing after “\(op.value)”", offset: op.end)
             }
             index += 1
-            if op.value == "~" {
-                return .contains([column.name], literal.value)
-            }
-            let value: Value
             switch literal.kind {
             case .number:
-                value = Int64(literal.value).map(Value.integer) ?? Double(literal.value).map(Value.real) ?? .text(literal.value)
+                let typed = sign + literal.value
+                if column?.affinity == .text { return .text(typed) }
+                return Int64(typed).map(Value.integer) ?? Double(typed).map(Value.real) ?? .text(typed)
             case .word where literal.isWord("null"):
-                value = .null
+                return .null
+            case .blob where column != nil:
+                return Self.blob(hex: literal.value).map(Value.blob) ?? .text(literal.value)
             default:
-                value = .text(literal.value)
+                return .text(literal.value)
             }
-            return .compare(column.name, Self.operators[op.value]!, value)
+        }
+
+        private static func blob(hex: String) -> Data? {
+            let digits = Array(hex.utf8)
+            guard digits.count % 2 == 0 else { return nil }
+            var bytes: [UInt8] = []
+            for pair in stride(from: 0, to: digits.count, by: 2) {
+                guard let byte = UInt8(String(decoding: digits[pair..<pair + 2], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(byte)
+            }
+            return Data(bytes)
+        }
+
+        /// `COLUMN = VALUE`, the whole text.
+        mutating func parseAssignment() throws(StoreError) -> (column: String, value: Value) {
+            guard let name = peek, name.isIdentifier || name.kind == .string else {
+                throw StoreError.invalidFilter(message: "say which column: COLUMN = VALUE", offset: peek?.start ?? length)
+            }
+            guard let column = table.column(named: name.value) else {
+                let names = table.columns.map(\.name)
+                let listed = names.prefix(12).joined(separator: ", ") + (names.count > 12 ? ", …" : "")
+                throw StoreError.invalidFilter(message: "no column is named “\(name.value)” (the columns: \(listed))", offset: name.start)
+            }
+            index += 1
+            guard let op = peek, op.isSymbol("=") || op.isSymbol("==") else {
+                throw StoreError.invalidFilter(message: "“=” must follow the column's name: \(column.name) = VALUE", offset: peek?.start ?? length)
+            }
+            index += 1
+            let value = try literal(after: op, column: column)
+            if let extra = peek {
+                throw StoreError.invalidFilter(message: "unexpected “\(extra.value)” (quote a text with spaces: 'two words')", offset: extra.start)
+            }
+            return (column.name, value)
         }
     }
 }
