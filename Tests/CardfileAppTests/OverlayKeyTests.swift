@@ -10,7 +10,8 @@ import Testing
 @Suite("Overlay keys", .timeLimit(.minutes(10)))
 struct OverlayKeyTests {
     @Test func theListsHelpListsThePromptsAndDialogsItOpens() throws {
-        let harness = try AppHarness(size: Size(width: 120, height: 90))
+        // (Tall enough to show the whole help at once.)
+        let harness = try AppHarness(size: Size(width: 120, height: 130))
         try harness.press(KeyEvent(.function(1)))
         for map in [KeyMaps.list, KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading] {
             for binding in map.bindings {

@@ -110,7 +110,7 @@ extension CardfileApp {
             return []
         }
         guard let action = KeyMaps.list.action(for: key) else { return [] }
-        if picking != nil, [.add, .delete, .importFile, .exportFile, .toggleMark].contains(action) {
+        if picking != nil, [.add, .delete, .importFile, .exportFile, .toggleMark, .undo, .redo].contains(action) {
             show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now)
             return []
         }
@@ -131,6 +131,8 @@ extension CardfileApp {
             toggleMark(list, now: now)
         case .describeColumn:
             describeFocusedColumn(of: list, now: now)
+        case .undo, .redo:
+            replayBulkChange(in: list, redo: action == .redo, now: now)
         case .open:
             openSelected(now: now)
         case .add:

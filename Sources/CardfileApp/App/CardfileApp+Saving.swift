@@ -117,6 +117,9 @@ extension CardfileApp {
         case .deleteRecord(let id):
             guard button == 0 else { return [] }
             show(coordinator.delete(id), now: now)
+        case .bulk(let request):
+            guard button == 0 else { return [] }
+            run(request, now: now)
         }
         return []
     }
@@ -196,6 +199,10 @@ extension CardfileApp {
             chooseColumns(names, now: now)
         case .select(let filter, let marked):
             select(filter, marked: marked, now: now)
+        case .set(let assignment):
+            askToSet(assignment, now: now)
+        case .deleteMarked:
+            askToDeleteMarked(now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

@@ -168,6 +168,7 @@ extension CardfileApp {
         if let position { pieces.append((position, 0, false)) }
         // The transfer's name and share stay longest; its rows, rate and time left go sooner.
         for (index, part) in transferStatus.enumerated() { pieces.append((part, index == 0 ? 2 : 7 + index, false)) }
+        if let bulk { pieces.append((bulk.statusText, 2, false)) }
         if let list, form == nil || list.table.name == form?.session.table.name {
             if let marked = list.marks.statusText { pieces.append((marked, 1, false)) }
             if !list.spec.filter.isEmpty { pieces.append(("filter: \(list.spec.filter)", 3, false)) }

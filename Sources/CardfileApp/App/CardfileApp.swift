@@ -83,6 +83,10 @@ public final class CardfileApp {
     var transfer: RunningTransfer?
     /// The last finished import's or export's report (R or `:report` shows it).
     var transferReport: TextPanel?
+    /// The bulk edit running off the loop (one at a time).
+    var bulk: RunningBulk?
+    /// What Alt-U and Alt-R undo and redo in each table's list.
+    var bulkHistory = BulkHistory()
     /// The last search (`f`, `:find`), which `n` and `N` repeat.
     var lastSearch: String?
     /// What happened to the database file, once the poll noticed it was replaced or deleted:
@@ -195,6 +199,10 @@ public final class CardfileApp {
                 take(markCount: count, for: marks, token: token)
             case .statistics(let table, let column, let scope, let result):
                 show(statistics: result, table: table, column: column, scope: scope, now: now)
+            case .bulkProgress(let read):
+                bulk?.read = read
+            case .bulkDone(let request, let result):
+                finish(request, result, now: now)
             }
             return []
         }
@@ -249,15 +257,23 @@ public final class CardfileApp {
             notice = Notice(text: Self.fileGoneNotice(gone), role: .error, expires: nil)
         case .changed:
             guard fileGone == nil else { return }
-            if let form, let news = form.followSource() {
+            if let news = formsFollowTheirSource() {
                 let role: Role = if case .deleted = news { .conflict } else { .accent }
                 show(news.sentence, role: role, now: now)
             }
-            for waiting in screens.forms.dropFirst(form == nil ? 0 : 1) { waiting.followSource() }
         case .failed(let error):
             guard fileGone == nil else { return }
             show(error.message, role: .error, now: now)
         }
+    }
+
+    /// A commit not made through the forms' own contexts (another program's, a bulk edit's)
+    /// reaches every open form: each takes the stored values of the fields it has not edited
+    /// and marks the edited ones changed elsewhere. Returns what happened to the form on top.
+    func formsFollowTheirSource() -> FormScreen.SourceNews? {
+        let news = form?.followSource()
+        for waiting in screens.forms.dropFirst(form == nil ? 0 : 1) { waiting.followSource() }
+        return news
     }
 
     /// Waits, at most `timeout`, for the work already sent off the loop to end: call it when

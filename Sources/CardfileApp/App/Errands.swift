@@ -48,6 +48,12 @@ final class Errands: @unchecked Sendable {
         (slow ? slowQueue : queue).async { [self] in finish(work()) }
     }
 
+    /// Posts news of an errand still running (its progress); it ends with ``finish(_:)``.
+    func report(_ kind: ErrandResult.Kind) {
+        condition.withLock { undelivered += 1 }
+        inbox.post(.errand(ErrandResult(kind: kind, errands: self)))
+    }
+
     /// The app took a result from the inbox.
     func delivered() {
         condition.withLock { undelivered -= 1 }
@@ -80,6 +86,10 @@ public struct ErrandResult: Sendable {
         case marked(marks: UUID, count: Int?, token: Int)
         /// A column's statistics (`I`) over `scope`, in words.
         case statistics(table: String, column: String, scope: String, Result<ColumnStatistics, StoreError>)
+        /// A bulk edit has read this many records.
+        case bulkProgress(read: Int)
+        /// A bulk edit ended.
+        case bulkDone(BulkRequest, Result<BulkApplication, StoreError>)
     }
 
     let kind: Kind

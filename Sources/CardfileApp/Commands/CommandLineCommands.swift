@@ -36,6 +36,10 @@ enum CommandLineCommands {
         /// `:select [FILTER]` marks the records matching FILTER (alone: every record the list
         /// shows); `:unselect [FILTER]` unmarks them (alone: all).
         case select(String, marked: Bool)
+        /// `:set COLUMN = VALUE` on the marked records (or the selected one): the text after `set`.
+        case set(String)
+        /// `:delete`: the marked records (or the selected one), after a question.
+        case deleteMarked
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -75,6 +79,8 @@ enum CommandLineCommands {
         Command(["copy"], ":copy tsv|json", "copy the selected record to the clipboard"),
         Command(["select"], ":select [FILTER]", "mark the records matching FILTER, in the filter's language (alone: every record the list shows)"),
         Command(["unselect"], ":unselect [FILTER]", "unmark the records matching FILTER (alone: every mark)"),
+        Command(["set"], ":set COLUMN = VALUE", "write VALUE (a number, 'text' or NULL) to COLUMN of the marked records, or the selected one (Alt-U undoes it)"),
+        Command(["delete"], ":delete", "delete the marked records, or the selected one (asks first; Alt-U brings them back)"),
         Command(["import"], ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options; :import cancel stops it)"),
         Command(["export", "export!"], ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one; :export cancel stops it)"),
         Command(["report"], ":report", "show the last import's or export's report"),
@@ -114,6 +120,11 @@ enum CommandLineCommands {
         case "select", "unselect":
             let filter = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
             return .select(filter, marked: name == "select")
+        case "set":
+            let assignment = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
+            return assignment.isEmpty ? .problem("Say what to set: :set COLUMN = VALUE (a number, 'text' or NULL).") : .set(assignment)
+        case "delete":
+            return words.count == 1 ? .deleteMarked : .problem(":delete takes nothing after it: it deletes the marked records (:select marks them).")
         case "columns", "cols":
             return .columns(Array(words.dropFirst()).flatMap { $0.split(separator: ",").map(String.init) }.filter { !$0.isEmpty })
         case "copy":
@@ -171,7 +182,7 @@ enum CommandLineCommands {
         guard !text.contains(" ") else { return PathCompletion.Outcome(text: text, alternatives: []) }
         let matches = commands.map(\.name).filter { $0.hasPrefix(text) && $0 != text && $0 != "123" }
         if matches.count == 1 {
-            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export", "saveas", "find", "copy", "columns"].contains(matches[0]) ? " " : ""), alternatives: [])
+            return PathCompletion.Outcome(text: matches[0] + (["theme", "autosave", "import", "export", "saveas", "find", "copy", "columns", "set", "select", "unselect"].contains(matches[0]) ? " " : ""), alternatives: [])
         }
         return PathCompletion.Outcome(text: text, alternatives: matches)
     }

@@ -43,6 +43,8 @@ public enum KeyMaps {
         KeyBinding([.char("]")], .sortDescending, help: "Sort by this column, descending", section: "List"),
         KeyBinding([.char("I")], .describeColumn, help: "This column's statistics (of the marked records when there are marks)", section: "List"),
         KeyBinding([.char(" ")], .toggleMark, help: "Mark or unmark the record and go down (:select marks many)", section: "List"),
+        KeyBinding([.alt("u")], .undo, help: "Undo the table's last bulk change (:set, :delete)", section: "List"),
+        KeyBinding([.alt("r")], .redo, help: "Redo: put back what the last Alt-U changed", section: "List"),
         KeyBinding([.char("{")], .addSortAscending, help: "Add this column as the next sort key, ascending", section: "List"),
         KeyBinding([.char("}")], .addSortDescending, help: "Add this column as the next sort key, descending", section: "List"),
         KeyBinding([.char("/")], .filter, help: "Filter (Enter keeps it, Esc clears it)", section: "List"),

@@ -20,6 +20,8 @@ enum Question {
     case chooseReferencing([Leaving])
     /// The file is gone and no copy holds the latest work: quit anyway?
     case quitWithFileGone
+    /// A bulk edit (`:set`, `:delete`, or overwriting records changed since an undone one).
+    case bulk(BulkRequest)
 }
 
 /// Where leaving a form goes.

@@ -47,6 +47,12 @@ struct ListMarks {
         rulesChanged()
     }
 
+    /// Marks exactly `ids` (the records a bulk edit wrote).
+    mutating func replace(with ids: some Sequence<ObjectID>) {
+        rules.replace(with: ids)
+        rulesChanged()
+    }
+
     mutating func clear() {
         rules.clear()
         onScreen = []

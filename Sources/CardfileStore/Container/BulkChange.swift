@@ -64,4 +64,9 @@ public struct BulkApplication: Hashable, Sendable {
     /// Records left alone because they no longer held the change's `before` (changed or
     /// deleted or added since), with what they hold now (nil: the record does not exist).
     public var changedSince: [ObjectID: [Value]?]
+
+    public init(applied: BulkChange, changedSince: [ObjectID: [Value]?]) {
+        self.applied = applied
+        self.changedSince = changedSince
+    }
 }

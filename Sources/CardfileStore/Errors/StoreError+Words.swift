@@ -101,7 +101,9 @@ extension StoreError: CustomStringConvertible, LocalizedError {
     /// The sentence for one validation failure.
     static func describe(_ failure: ValidationFailure) -> String {
         let field = failure.field.map(quote) ?? "This record"
-        let subject = "\(failure.objectID.table) \(recordLabel(failure.objectID))"
+        // (A failure of a value meant for many records names no record: the table alone.)
+        let label = recordLabel(failure.objectID)
+        let subject = label.isEmpty ? failure.objectID.table : "\(failure.objectID.table) \(label)"
         let sentence: String
         switch failure.rule {
         case .notNull:

@@ -1,0 +1,197 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// Bulk edits in a list: `:set COLUMN = VALUE` and `:delete` on the marked records (or the
+/// selected one), each asked first and run off the loop in one transaction, and Alt-U / Alt-R,
+/// which undo and redo them over the records nobody has changed since (the others are listed,
+/// and overwritten only when the person says so).
+extension CardfileApp {
+    /// Why a bulk edit cannot be made in `list`; nil when it can.
+    private func bulkRefusal(_ list: ListScreen) -> String? {
+        if picking != nil { return "Picking a record: Enter chooses it, Esc goes back without changing the field." }
+        if let readOnlyReason { return "Read-only: \(readOnlyReason)." }
+        if !list.table.isIdentifiable { return StoreError.tableNotEditable(list.table.name, isView: list.table.isView).message }
+        if list.table.isView { return "\(list.table.name) is a view: its records are changed one at a time, in their forms." }
+        if let bulk { return "Wait until \(bulk.request.activity) is done." }
+        return nil
+    }
+
+    /// What a bulk edit works on: the marks (with their count when known), or the selected
+    /// record. Nil when there is neither (the message says why).
+    private func bulkTarget(_ list: ListScreen, now: ContinuousClock.Instant) -> (predicate: CardfileStore.Predicate, words: String, count: Int?, marks: UUID?)? {
+        do {
+            if !list.marks.isEmpty {
+                let words = list.marks.count.map { Self.records($0) } ?? "the marked records (still being counted)"
+                return (try list.marks.rules.predicate(for: list.table), words, list.marks.count, list.marks.id)
+            }
+            guard let id = list.selection, !id.isTemporary, let key = id.primaryKeyValues, !key.contains(where: \.isNull) else {
+                show("No record is selected or marked (Space marks one, :select many).", role: .warning, now: now)
+                return nil
+            }
+            var one = MarkSet()
+            one.set(id, marked: true)
+            return (try one.predicate(for: list.table), "\(list.table.name) \(key.map(\.description).joined(separator: "/"))", 1, nil)
+        } catch {
+            show(error.message, role: .error, now: now)
+            return nil
+        }
+    }
+
+    static func records(_ count: Int) -> String { "\(ValueText.count(count)) record\(count == 1 ? "" : "s")" }
+
+    /// `:set COLUMN = VALUE`: reads and checks the value, then asks.
+    func askToSet(_ assignment: String, now: ContinuousClock.Instant) {
+        guard let list, form == nil else { return show("Bulk edits are made in a table's list.", role: .warning, now: now) }
+        if let refusal = bulkRefusal(list) { return show(refusal, role: .warning, now: now) }
+        let column: String, value: Value
+        do {
+            (column, value) = try FilterParser.parseAssignment(assignment, table: list.table)
+            try container.validateBulkSet(table: list.table.name, column: column, to: value)
+        } catch .invalidFilter(let message, let offset) {
+            return show(":set cannot be read at character \(offset + 1) of “\(assignment)”: \(message).", role: .warning, now: now)
+        } catch {
+            return show(error.message(notDone: "Not set"), role: .error, now: now)
+        }
+        guard let target = bulkTarget(list, now: now) else { return }
+        let request = BulkRequest(table: list.table.name, work: .set(column: column, value: value, where: target.predicate),
+                                  activity: "setting \(column)", expected: target.count, marks: target.marks)
+        let dialog = Dialog(title: "Set \(column)", message: "Set \(column) to \(Self.literal(value)) on \(target.words)? (y/n)",
+                            buttons: [DialogButton("Set", hotkey: "y", role: .error), DialogButton("Keep", hotkey: "n")],
+                            selected: 1, cancelButton: 1)
+        overlay = .question(QuestionDialog(dialog: dialog, question: .bulk(request)))
+    }
+
+    /// `:delete`: the marked records after a question; with none marked, the selected record,
+    /// as `d` deletes it.
+    func askToDeleteMarked(now: ContinuousClock.Instant) {
+        guard let list, form == nil else { return show("Bulk edits are made in a table's list.", role: .warning, now: now) }
+        if let refusal = bulkRefusal(list) { return show(refusal, role: .warning, now: now) }
+        guard !list.marks.isEmpty else {
+            guard let id = list.selection else { return show("No record is selected or marked.", role: .warning, now: now) }
+            switch coordinator.deleteQuestion(id, in: list.table, container: container, readOnlyReason: readOnlyReason) {
+            case .success(let question): overlay = .question(question)
+            case .failure(let refusal): show(refusal.report, now: now)
+            }
+            return
+        }
+        guard let target = bulkTarget(list, now: now) else { return }
+        // What foreign keys do elsewhere is not kept, so Alt-U cannot bring it back: say so.
+        let name = list.table.name.lowercased()
+        let reaching = container.schema.tables.filter { table in
+            table.foreignKeys.contains { $0.parentTable.lowercased() == name && ![.noAction, .restrict].contains($0.onDelete) }
+        }.map(\.name)
+        var message = "Delete \(target.words)? Alt-U brings them back."
+        if !reaching.isEmpty {
+            message += " Records of \(reaching.joined(separator: ", ")) that refer to them are deleted or changed with them, and those do not come back."
+        }
+        let request = BulkRequest(table: list.table.name, work: .delete(where: target.predicate), activity: "deleting", expected: target.count, marks: target.marks)
+        let dialog = Dialog(title: "Delete records", message: message + " (y/n)",
+                            buttons: [DialogButton("Delete", hotkey: "y", role: .error), DialogButton("Keep", hotkey: "n")],
+                            selected: 1, cancelButton: 1)
+        overlay = .question(QuestionDialog(dialog: dialog, question: .bulk(request)))
+    }
+
+    /// Alt-U / Alt-R in a list: undoes the table's last bulk change, or redoes the one undone last.
+    func replayBulkChange(in list: ListScreen, redo: Bool, now: ContinuousClock.Instant) {
+        if let refusal = bulkRefusal(list) { return show(refusal, role: .warning, now: now) }
+        let table = list.table.name
+        guard let change = redo ? bulkHistory.takeRedo(table: table) : bulkHistory.takeUndo(table: table) else {
+            return show(redo ? "Nothing to redo in \(table)." : "No bulk change of \(table) to undo (Alt-U undoes :set and :delete).", role: .warning, now: now)
+        }
+        run(BulkRequest(table: table, work: .apply(change, overwriting: []), activity: redo ? "redoing" : "undoing",
+                        expected: change.count, marks: nil), now: now)
+    }
+
+    /// Starts a bulk edit off the loop; its progress and end come back through the inbox.
+    func run(_ request: BulkRequest, now: ContinuousClock.Instant) {
+        guard bulk == nil else { return show("Wait until \(bulk!.request.activity) is done.", role: .warning, now: now) }
+        bulk = RunningBulk(request: request)
+        let (container, errands) = (self.container, self.errands)
+        errands.run(slow: true) {
+            let result = Result { () throws(StoreError) -> BulkApplication in
+                try request.run(on: container) { read in errands.report(.bulkProgress(read: read)) }
+            }
+            return .bulkDone(request, result)
+        }
+    }
+
+    /// A bulk edit ended: its change goes to the history, the marks follow what was written,
+    /// and records changed since an undone change are offered to be overwritten.
+    func finish(_ request: BulkRequest, _ result: Result<BulkApplication, StoreError>, now: ContinuousClock.Instant) {
+        bulk = nil
+        // The open forms meet the commit as another program's: what it did to the form on top
+        // is said first (it is what the person is looking at), then the result.
+        let news = (try? result.get()).flatMap { _ in formsFollowTheirSource() }
+        func show(_ text: String, role: Role, now: ContinuousClock.Instant) {
+            self.show((news.map { $0.sentence + " " } ?? "") + text, role: news.map { if case .deleted = $0 { .conflict } else { role } } ?? role, now: now)
+        }
+        let marksList = request.marks.flatMap { id in screens.lists.first { $0.marks.id == id } }
+        switch (request.work, result) {
+        case (.set(let column, let value, _), .success(let done)):
+            bulkHistory.record(done.applied)
+            if done.applied.count == 0 { return show("No record matched any more: nothing was set.", role: .warning, now: now) }
+            // The marks become the records written: a mark made by a filter on this column
+            // would otherwise let go of them.
+            marksList?.marks.replace(with: done.applied.records.keys)
+            show("Set \(column) to \(Self.literal(value)) on \(Self.records(done.applied.count)). Alt-U undoes it.", role: .success, now: now)
+        case (.delete, .success(let done)):
+            bulkHistory.record(done.applied)
+            marksList?.marks.clear()
+            if done.applied.count == 0 { return show("No record matched any more: nothing was deleted.", role: .warning, now: now) }
+            show("Deleted \(Self.records(done.applied.count)). Alt-U brings them back.", role: .success, now: now)
+        case (.apply(let change, let overwriting), .success(let done)):
+            let undo = change.isUndo
+            if overwriting.isEmpty {
+                if undo { bulkHistory.undone(redo: done.applied.reversed) } else { bulkHistory.redone(undo: done.applied.reversed) }
+            } else {
+                bulkHistory.extendLast(with: done.applied.reversed, redo: undo)
+            }
+            let verb = undo ? "Undone" : "Redone"
+            guard !done.changedSince.isEmpty else {
+                return show("\(verb) on \(Self.records(done.applied.count)).", role: .success, now: now)
+            }
+            askToOverwrite(done.changedSince, of: change, undo: undo, done: done.applied.count)
+            show("\(verb) on \(Self.records(done.applied.count)); \(Self.records(done.changedSince.count)) changed since \(done.changedSince.count == 1 ? "was" : "were") left as \(done.changedSince.count == 1 ? "it is" : "they are").", role: .warning, now: now)
+        case (let work, .failure(let error)):
+            switch work {
+            case .set: show(error.message(notDone: "Not set"), role: .error, now: now)
+            case .delete: show(error.message(notDone: "Not deleted"), role: .error, now: now)
+            case .apply(let change, let overwriting):
+                // Nothing was written: the change can be tried again.
+                if overwriting.isEmpty {
+                    if change.isUndo { bulkHistory.redone(undo: change) } else { bulkHistory.undone(redo: change) }
+                }
+                show(error.message(notDone: change.isUndo ? "Not undone" : "Not redone"), role: .error, now: now)
+            }
+        }
+    }
+
+    /// Lists the records changed since a bulk change (up to a screenful of them) and asks
+    /// whether to overwrite them too.
+    private func askToOverwrite(_ changedSince: [ObjectID: [Value]?], of change: BulkChange, undo: Bool, done: Int) {
+        let ids = changedSince.keys.sorted { $0.description < $1.description }
+        let named = ids.prefix(8).map { id in
+            "\(id.table) \(id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? "")" + (changedSince[id]! == nil ? " (deleted)" : "")
+        }
+        let more = ids.count > named.count ? " and \(ValueText.count(ids.count - named.count)) more" : ""
+        let what = undo ? "Undo" : "Redo"
+        let message = "\(Self.records(ids.count)) changed since, so \(what.lowercased()) left \(ids.count == 1 ? "it" : "them") alone: \(named.joined(separator: ", "))\(more). \(what) there too, over the newer values? (y/n)"
+        let request = BulkRequest(table: change.table, work: .apply(change.only(ids), overwriting: Set(ids)),
+                                  activity: undo ? "undoing" : "redoing", expected: ids.count, marks: nil)
+        let dialog = Dialog(title: "Changed since", message: message,
+                            buttons: [DialogButton("Overwrite", hotkey: "y", role: .error), DialogButton("Leave them", hotkey: "n")],
+                            selected: 1, cancelButton: 1)
+        overlay = .question(QuestionDialog(dialog: dialog, question: .bulk(request)))
+    }
+
+    /// A value as `:set` reads it back: a number as is, a text in quotes, NULL.
+    static func literal(_ value: Value) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer, .real: return value.description
+        case .text(let text): return "“\(TerminalText.visible(text))”"
+        case .blob(let data): return "x'\(data.map { String(format: "%02x", $0) }.joined())'"
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import CardfileStore
+
+/// The bulk changes (`:set`, `:delete`) that Alt-U undoes and Alt-R redoes in a table's list,
+/// newest last, for each table.
+///
+/// Each stack holds the changes to apply as they are: an undo entry is a change's
+/// ``BulkChange/reversed``, and a redo entry the reverse of what an undo wrote. A change holds
+/// every record's values from before and after it, so a table keeps its last ``depth`` changes
+/// only; a new change forgets what could be redone, as in any editor.
+struct BulkHistory {
+    static let depth = 20
+
+    private var undos: [String: [BulkChange]] = [:]
+    private var redos: [String: [BulkChange]] = [:]
+
+    private static func key(_ table: String) -> String { table.lowercased() }
+
+    /// A new bulk change, done just now: its reverse is the next undo.
+    mutating func record(_ change: BulkChange) {
+        Self.push(change.reversed, onto: &undos)
+        redos[Self.key(change.table)] = nil
+    }
+
+    /// An undo was done (or a redo failed and is put back): `redo` is the next redo.
+    mutating func undone(redo: BulkChange) { Self.push(redo, onto: &redos) }
+
+    /// A redo was done (or an undo failed and is put back): `undo` is the next undo.
+    mutating func redone(undo: BulkChange) { Self.push(undo, onto: &undos) }
+
+    mutating func takeUndo(table: String) -> BulkChange? { undos[Self.key(table)]?.popLast() }
+
+    mutating func takeRedo(table: String) -> BulkChange? { redos[Self.key(table)]?.popLast() }
+
+    /// Adds records to the last redo (or undo) of the table: what a confirmed overwrite of
+    /// records changed since also wrote.
+    mutating func extendLast(with change: BulkChange, redo: Bool) {
+        let key = Self.key(change.table)
+        func extend(_ stack: inout [BulkChange]?) {
+            guard let last = stack?.indices.last else { return }
+            stack![last].records.merge(change.records) { _, new in new }
+        }
+        if redo { extend(&redos[key]) } else { extend(&undos[key]) }
+    }
+
+    private static func push(_ change: BulkChange, onto stacks: inout [String: [BulkChange]]) {
+        guard !change.records.isEmpty else { return }
+        var stack = stacks[key(change.table)] ?? []
+        stack.append(change)
+        stacks[key(change.table)] = Array(stack.suffix(Self.depth))
+    }
+}
