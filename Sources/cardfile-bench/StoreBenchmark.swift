@@ -92,6 +92,25 @@ struct StoreBenchmark {
         table.add("  … until the view's registered objects show it", duration(merged) + (shown ? "" : " (NOT SHOWN)"))
         table.add("  … until an observer on its queue got the event", duration(observed.seconds ?? .nan))
 
+        // :set on 100k marked records (marked by a filter rule, as :select marks them), its
+        // undo, and the marks it leaves (the 100k records written, one JSON argument).
+        var marks = MarkSet()
+        marks.set(matching: .compare("id", .lessOrEqual, .integer(Int64(rows / 10))), marked: true)
+        guard let schema = container.schema.table(named: "items") else { return }
+        var change: BulkChange?
+        let setTime = try Measure.time {
+            change = try container.bulkSet(table: "items", column: "notes", to: .text("bulk"), where: marks.predicate(for: schema))
+        }
+        table.add(":set on \(change?.count.formatted() ?? "?") marked records (values read, then written)", duration(setTime), goal: "< 0.5 s")
+        var undone: BulkApplication?
+        let undoTime = try Measure.time { undone = try container.apply(change!.reversed) }
+        table.add("  … its undo (Alt-U), record by record", duration(undoTime) + (undone?.changedSince.isEmpty == false ? " (LEFT SOME)" : ""))
+        var written = MarkSet()
+        written.replace(with: change!.records.keys)
+        var counted = 0
+        let countTime = try Measure.time { counted = try container.countMarked(written, table: "items") }
+        table.add("  … counting the \(counted.formatted()) records it marks after", duration(countTime))
+
         let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         table.add("WAL size at the end", "\(wal / 1024) KiB")
         table.print()

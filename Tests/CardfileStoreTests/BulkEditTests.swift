@@ -164,6 +164,25 @@ struct BulkEditTests {
         #expect(events.first?.updated == Set(change.records.keys), "\(events)")
     }
 
+    @Test func aLargeBulkEditNamesItsTableAsInvalidatedAndContextsStillSeeIt() throws {
+        let fixture = try Self.fixture()
+        let view = fixture.view
+        #expect(try view.record(for: Self.id(3))?["b"] == .text("r3"))
+        let recorder = EventRecorder(fixture.container)
+        let change = try fixture.container.bulkSet(table: "t", column: "b", to: .text("many"), where: .compare("a", .equal, .integer(0)), namingAtMost: 2)
+        #expect(change.count == 3)
+        let events = try recorder.eventsBefore { try fixture.container.batchUpdate(table: "t", set: ["b": .text("marker")], where: .compare("id", .equal, .integer(1))) }
+        #expect(events.count == 1 && events.first?.invalidatedTables.contains("t") == true, "\(events)")
+        #expect(events.first?.updated.isEmpty == true, "no record is named: \(events)")
+        try view.processPendingChanges()
+        #expect(try view.record(for: Self.id(3))?["b"] == .text("many"), "the view context re-read the table")
+        // The undo of it too.
+        let undo = try fixture.container.apply(change.reversed, namingAtMost: 2)
+        #expect(undo.changedSince.isEmpty)
+        try view.processPendingChanges()
+        #expect(try view.record(for: Self.id(3))?["b"] == .text("r3"))
+    }
+
     /// Random bulk sets and deletes, undos and redos, and another connection's writes between
     /// them, against a model of the table: after every step the file must hold what the model
     /// holds, and an undo or redo must leave alone exactly the records the model says changed.

@@ -109,7 +109,7 @@ extension CardfileApp {
         bulk = RunningBulk(request: request)
         let (container, errands) = (self.container, self.errands)
         errands.run(slow: true) {
-            let result = Result { () throws(StoreError) -> BulkApplication in
+            let result = Result { () throws(StoreError) -> BulkOutcome in
                 try request.run(on: container) { read in errands.report(.bulkProgress(read: read)) }
             }
             return .bulkDone(request, result)
@@ -118,7 +118,7 @@ extension CardfileApp {
 
     /// A bulk edit ended: its change goes to the history, the marks follow what was written,
     /// and records changed since an undone change are offered to be overwritten.
-    func finish(_ request: BulkRequest, _ result: Result<BulkApplication, StoreError>, now: ContinuousClock.Instant) {
+    func finish(_ request: BulkRequest, _ result: Result<BulkOutcome, StoreError>, now: ContinuousClock.Instant) {
         bulk = nil
         // The open forms meet the commit as another program's: what it did to the form on top
         // is said first (it is what the person is looking at), then the result.
@@ -128,24 +128,27 @@ extension CardfileApp {
         }
         let marksList = request.marks.flatMap { id in screens.lists.first { $0.marks.id == id } }
         switch (request.work, result) {
-        case (.set(let column, let value, _), .success(let done)):
-            bulkHistory.record(done.applied)
+        case (.set(let column, let value, _), .success(let outcome)):
+            let done = outcome.application
+            bulkHistory.record(undo: outcome.reverse)
             if done.applied.count == 0 { return show("No record matched any more: nothing was set.", role: .warning, now: now) }
             // The marks become the records written: a mark made by a filter on this column
             // would otherwise let go of them.
-            marksList?.marks.replace(with: done.applied.records.keys)
+            if let written = outcome.written { marksList?.marks.replace(with: written) }
             show("Set \(column) to \(Self.literal(value)) on \(Self.records(done.applied.count)). Alt-U undoes it.", role: .success, now: now)
-        case (.delete, .success(let done)):
-            bulkHistory.record(done.applied)
+        case (.delete, .success(let outcome)):
+            let done = outcome.application
+            bulkHistory.record(undo: outcome.reverse)
             marksList?.marks.clear()
             if done.applied.count == 0 { return show("No record matched any more: nothing was deleted.", role: .warning, now: now) }
             show("Deleted \(Self.records(done.applied.count)). Alt-U brings them back.", role: .success, now: now)
-        case (.apply(let change, let overwriting), .success(let done)):
+        case (.apply(let change, let overwriting), .success(let outcome)):
+            let done = outcome.application
             let undo = change.isUndo
             if overwriting.isEmpty {
-                if undo { bulkHistory.undone(redo: done.applied.reversed) } else { bulkHistory.redone(undo: done.applied.reversed) }
+                if undo { bulkHistory.undone(redo: outcome.reverse) } else { bulkHistory.redone(undo: outcome.reverse) }
             } else {
-                bulkHistory.extendLast(with: done.applied.reversed, redo: undo)
+                bulkHistory.extendLast(with: outcome.reverse, redo: undo)
             }
             let verb = undo ? "Undone" : "Redone"
             guard !done.changedSince.isEmpty else {

@@ -290,6 +290,9 @@ public final class CardfileApp {
     /// has seen all it found.
     public func waitForErrands() -> Bool { errands.waitUntilReported() }
 
+    /// True while a bulk edit (`:set`, `:delete`, Alt-U, Alt-R) runs off the loop.
+    public var isRunningABulkEdit: Bool { bulk != nil }
+
     /// True while the list on screen waits for the first page of a new order, read in the
     /// background (the screen keeps the old rows meanwhile).
     public var isAwaitingAWindow: Bool { list?.live.isAwaitingFirstWindow ?? false }

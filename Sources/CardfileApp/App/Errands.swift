@@ -89,7 +89,7 @@ public struct ErrandResult: Sendable {
         /// A bulk edit has read this many records.
         case bulkProgress(read: Int)
         /// A bulk edit ended.
-        case bulkDone(BulkRequest, Result<BulkApplication, StoreError>)
+        case bulkDone(BulkRequest, Result<BulkOutcome, StoreError>)
     }
 
     let kind: Kind

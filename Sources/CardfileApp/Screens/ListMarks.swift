@@ -47,9 +47,10 @@ struct ListMarks {
         rulesChanged()
     }
 
-    /// Marks exactly `ids` (the records a bulk edit wrote).
-    mutating func replace(with ids: some Sequence<ObjectID>) {
-        rules.replace(with: ids)
+    /// Takes `rules` in place of the marks (the records a bulk edit wrote).
+    mutating func replace(with rules: MarkSet) {
+        self.rules = rules
+        onScreen = []
         rulesChanged()
     }
 

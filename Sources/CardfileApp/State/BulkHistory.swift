@@ -15,10 +15,10 @@ struct BulkHistory {
 
     private static func key(_ table: String) -> String { table.lowercased() }
 
-    /// A new bulk change, done just now: its reverse is the next undo.
-    mutating func record(_ change: BulkChange) {
-        Self.push(change.reversed, onto: &undos)
-        redos[Self.key(change.table)] = nil
+    /// A new bulk change was done just now: `undo` (its reverse) is the next undo.
+    mutating func record(undo: BulkChange) {
+        Self.push(undo, onto: &undos)
+        redos[Self.key(undo.table)] = nil
     }
 
     /// An undo was done (or a redo failed and is put back): `redo` is the next redo.

@@ -10,6 +10,10 @@ struct WriteAnnotation {
     var permanentIDs: [ObjectID: ObjectID] = [:]
     /// Row changes the code made itself, per table (schema spelling), to tell cascades apart.
     var rowChanges: [String: Int] = [:]
+    /// Tables the code changed too many rows of to name them (a large bulk edit): the commit
+    /// names the table as invalidated instead, as for an import, so every context re-reads
+    /// what it shows of it rather than sifting a hundred thousand names on the UI's loop.
+    var invalidated: Set<String> = []
 
     mutating func note(inserted id: ObjectID) { inserted.insert(id); count(id.table) }
     mutating func note(updated id: ObjectID) { updated.insert(id); count(id.table) }
@@ -69,12 +73,13 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
         var inserted = note.inserted
         var updated = note.updated
         var deleted = note.deleted
-        var invalidated: Set<String> = bulkTables
-        var touched: Set<String> = Set(note.rowChanges.keys).union(bulkTables)
+        var invalidated: Set<String> = bulkTables.union(note.invalidated)
+        var touched: Set<String> = Set(note.rowChanges.keys).union(bulkTables).union(note.invalidated)
         bulkTables = []
         for (name, rows) in hooked {
             guard let table = schema.table(named: name) else { continue }
             touched.insert(table.name)
+            if note.invalidated.contains(table.name) { continue }
             if table.primaryKey.isRowid {
                 for rowid in rows.inserted { inserted.insert(ObjectID(table: table.name, rowid: rowid)) }
                 for rowid in rows.deleted { deleted.insert(ObjectID(table: table.name, rowid: rowid)) }

@@ -8,13 +8,17 @@ import GRDB
 /// Like the batch operations they are one statement's work, checked as a save is: the
 /// entity's field rules, NOT NULL, CHECK and foreign keys; one failure writes nothing and its
 /// message names a record and a field. Their commits reach every context as a ``ContextDidSave``
-/// naming each record, so lists refresh and an open form meets the change as it would
-/// another program's.
+/// naming each record (or, beyond ``recordsNamedAtMost``, the table as invalidated), so lists
+/// refresh and an open form meets the change as it would another program's.
 extension Container {
     /// Records read between progress reports.
     private static let progressStep = 5_000
     /// Keys bound per statement when records are read back by key.
     private static let keyChunk = 500
+    /// Beyond this many records, a bulk edit's commit names its table as invalidated rather
+    /// than each record (see ``WriteAnnotation/invalidated``). 100,000 names cost the UI's
+    /// loop 120–170 ms to take in (the benchmark's `:set` and Alt-U stalls), above its 50 ms.
+    public static let recordsNamedAtMost = 1_000
 
     /// Checks that `value` may be written to `column` of `table` by a bulk edit (writable, not
     /// a key, the right type, NOT NULL, the field's rules) without writing anything.
@@ -35,7 +39,7 @@ extension Container {
     /// - Throws: ``StoreError/validationFailed(_:)`` naming the first record that fails and the
     ///   field (nothing is written), or another store error.
     public func bulkSet(table: String, column: String, to value: Value, where predicate: Predicate,
-                        progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkChange {
+                        namingAtMost naming: Int = recordsNamedAtMost, progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkChange {
         let entity = try bulkEntity(table)
         let schema = entity.table
         guard let field = schema.columnIndex(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
@@ -53,16 +57,11 @@ extension Container {
             guard let first = before.first else { return BulkChange(table: schema.name, kind: .set(column: name, value: value), columns: [name], records: [:]) }
             let failures = Validator.validateBulkValue(value, field: field, id: first.id, entity: entity)
             if !failures.isEmpty { throw StoreError.validationFailed(failures) }
-            var records: [ObjectID: BulkChange.Sides] = [:]
-            records.reserveCapacity(before.count)
-            for (id, values) in before { records[id] = BulkChange.Sides(before: values, after: nil) }
-            let sql = "UPDATE \(schema.quotedName) SET \(assignment) WHERE \(condition.sql) RETURNING \(keys.joined(separator: ", ")), \(name.quotedIdentifier)"
+            // Every record matched is written (the same snapshot, in one transaction). A
+            // rowid table's rows are named by SQLite's hook; others are named here.
+            let sql = "UPDATE \(schema.quotedName) SET \(assignment) WHERE \(condition.sql)"
             do {
-                for row in try db.makeStatement(sql: sql).fetchValueRows(arguments: [value] + condition.arguments) {
-                    let id = entity.objectID(fromKey: row[..<keys.count])
-                    records[id, default: BulkChange.Sides(before: nil, after: nil)].after = [Self.asStored(row[keys.count], column: schema.columns[field])]
-                    if !schema.primaryKey.isRowid { note.note(updated: id) }
-                }
+                try db.execute(sql: sql, arguments: ([value] + condition.arguments).statementArguments)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 // Which record breaks it: each is tried alone, and every try is undone.
                 let one = "UPDATE \(schema.quotedName) SET \(assignment) WHERE \(schema.keyMatchSQL)"
@@ -80,6 +79,19 @@ extension Container {
                 }
                 throw error
             }
+            // The same value in the same column is stored alike in every record (its type as
+            // the column's affinity makes it): read once, from the first record.
+            let stored = try Value(DatabaseValue.fetchOne(
+                db, sql: "SELECT \(name.quotedIdentifier) FROM \(schema.quotedName) WHERE \(schema.keyMatchSQL)",
+                arguments: (first.id.primaryKeyValues ?? []).statementArguments) ?? .null)
+            var records: [ObjectID: BulkChange.Sides] = [:]
+            records.reserveCapacity(before.count)
+            let named = before.count <= naming
+            if !named { note.invalidated.insert(schema.name) }
+            for (id, values) in before {
+                records[id] = BulkChange.Sides(before: values, after: [stored])
+                if named, !schema.primaryKey.isRowid { note.note(updated: id) }
+            }
             return BulkChange(table: schema.name, kind: .set(column: name, value: value), columns: [name], records: records)
         }
     }
@@ -89,7 +101,7 @@ extension Container {
     /// ``apply(_:overwriting:)`` of its ``BulkChange/reversed`` inserts them again. What the
     /// table's foreign keys delete or change elsewhere with them is not kept.
     public func bulkDelete(from table: String, where predicate: Predicate,
-                           progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkChange {
+                           namingAtMost naming: Int = recordsNamedAtMost, progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkChange {
         let entity = try bulkEntity(table)
         let schema = entity.table
         let condition = try predicate.sql(for: schema)
@@ -100,11 +112,12 @@ extension Container {
             var records: [ObjectID: BulkChange.Sides] = [:]
             records.reserveCapacity(before.count)
             for (id, values) in before { records[id] = BulkChange.Sides(before: values, after: nil) }
+            let named = before.count <= naming
+            if !named { note.invalidated.insert(schema.name) }
             let sql = "DELETE FROM \(schema.quotedName) WHERE \(condition.sql) RETURNING \(keys.joined(separator: ", "))"
             do {
                 for row in try db.makeStatement(sql: sql).fetchValueRows(arguments: condition.arguments) {
-                    let id = entity.objectID(fromKey: row[...])
-                    if !schema.primaryKey.isRowid { note.note(deleted: id) }
+                    if named, !schema.primaryKey.isRowid { note.note(deleted: entity.objectID(fromKey: row[...])) }
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 let one = "DELETE FROM \(schema.quotedName) WHERE \(schema.keyMatchSQL)"
@@ -131,7 +144,8 @@ extension Container {
     /// `apply(change.reversed)`; redo applies the undo's reverse.
     /// - Throws: ``StoreError/validationFailed(_:)`` naming the record (a foreign key whose
     ///   parent has gone since, a key taken since): nothing is written.
-    public func apply(_ change: BulkChange, overwriting: Set<ObjectID> = []) throws(StoreError) -> BulkApplication {
+    public func apply(_ change: BulkChange, overwriting: Set<ObjectID> = [],
+                      namingAtMost naming: Int = recordsNamedAtMost) throws(StoreError) -> BulkApplication {
         let entity = try bulkEntity(change.table)
         let schema = entity.table
         var fields: [Int] = []
@@ -153,13 +167,19 @@ extension Container {
         let ids = Array(change.records.keys)
         return try bulkWrite(entity: entity) { db, note in
             var now: [ObjectID: [Value]] = [:]
-            for start in stride(from: 0, to: ids.count, by: Self.keyChunk) {
-                let chunk = ids[start..<min(start + Self.keyChunk, ids.count)]
-                let keys = chunk.compactMap(\.primaryKeyValues)
-                let condition = (sql: schema.keyInSQL(count: keys.count), arguments: keys.flatMap { $0 })
+            now.reserveCapacity(ids.count)
+            // One read when the keys go as JSON; chunks of bound keys otherwise (blobs).
+            let allKeys = ids.compactMap(\.primaryKeyValues)
+            let whole = schema.keySetSQL(allKeys)
+            let chunk = whole.arguments.count == 1 && allKeys.count > 1 ? allKeys.count : Self.keyChunk
+            for start in stride(from: 0, to: allKeys.count, by: chunk) {
+                let keys = Array(allKeys[start..<min(start + chunk, allKeys.count)])
+                let condition = chunk == allKeys.count ? whole : schema.keySetSQL(keys)
                 for (id, values) in try Self.readValues(db, schema: schema, columns: change.columns, where: condition) { now[id] = values }
             }
             var result = BulkApplication(applied: change.only([]), changedSince: [:])
+            let named = change.count <= naming
+            if !named { note.invalidated.insert(schema.name) }
             let statements = (update: try db.makeStatement(sql: update), insert: try db.makeStatement(sql: insert), delete: try db.makeStatement(sql: delete))
             for (id, sides) in change.records {
                 let current = now[id]
@@ -168,18 +188,21 @@ extension Container {
                     continue
                 }
                 let key = id.primaryKeyValues ?? []
+                // (Bound straight through SQLite's C API: GRDB's arguments took half of the
+                // time of an undo of 100,000 records. That also bypasses SQLite's hook as GRDB
+                // relays it, so every record is named here, whatever its key.)
                 do {
                     switch (current, sides.after) {
                     case (nil, nil): break
                     case (_?, nil):
-                        try statements.delete.execute(arguments: key.statementArguments)
-                        if !schema.primaryKey.isRowid { note.note(deleted: id) }
+                        try statements.delete.executeBulk(binding: key, db: db)
+                        if named { note.note(deleted: id) }
                     case (nil, let values?):
-                        try statements.insert.execute(arguments: values.statementArguments)
-                        if !schema.primaryKey.isRowid { note.note(inserted: id) }
+                        try statements.insert.executeBulk(binding: values, db: db)
+                        if named { note.note(inserted: id) }
                     case (_?, let values?):
-                        try statements.update.execute(arguments: (values + key).statementArguments)
-                        if !schema.primaryKey.isRowid { note.note(updated: id) }
+                        try statements.update.executeBulk(binding: values + key, db: db)
+                        if named { note.note(updated: id) }
                     }
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                     var row = Array(repeating: Value.null, count: schema.columns.count)
@@ -227,9 +250,17 @@ extension Container {
         var found: [(id: ObjectID, values: [Value])] = []
         let statement = try db.makeStatement(sql: sql)
         let cursor = try Row.fetchCursor(statement, arguments: condition.arguments.statementArguments)
-        while let row = try cursor.next() {
-            let values = Array(row.databaseValues.map(Value.init))
-            found.append((ObjectID(table: schema.name, primaryKey: Array(values[..<keys.count])), Array(values[keys.count...])))
+        let handle = statement.sqliteStatement
+        let (width, total) = (CInt(keys.count), CInt(keys.count + columns.count))
+        // (Read straight from SQLite's row: a GRDB row's values, boxed, cost twice the time.)
+        while try cursor.next() != nil {
+            var key: [Value] = []
+            key.reserveCapacity(Int(width))
+            for index in 0..<width { key.append(Value(statement: handle, index: index)) }
+            var values: [Value] = []
+            values.reserveCapacity(columns.count)
+            for index in width..<total { values.append(Value(statement: handle, index: index)) }
+            found.append((ObjectID(table: schema.name, primaryKey: key), values))
             if found.count % progressStep == 0 { progress(found.count) }
         }
         return found
