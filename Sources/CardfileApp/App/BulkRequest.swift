@@ -33,7 +33,7 @@ struct BulkRequest: Sendable {
             let change = try container.bulkDelete(from: table, where: predicate, progress: progress)
             application = BulkApplication(applied: change, changedSince: [:])
         case .apply(let change, let overwriting):
-            application = try container.apply(change, overwriting: overwriting)
+            application = try container.apply(change, overwriting: overwriting, progress: progress)
         }
         var written: MarkSet?
         if case .set = work, marks != nil {

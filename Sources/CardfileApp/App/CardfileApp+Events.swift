@@ -131,6 +131,8 @@ extension CardfileApp {
             toggleMark(list, now: now)
         case .describeColumn:
             describeFocusedColumn(of: list, now: now)
+        case .frequencyTable:
+            countValuesOfFocusedColumn(of: list, now: now)
         case .undo, .redo:
             replayBulkChange(in: list, redo: action == .redo, now: now)
         case .open:

@@ -45,6 +45,29 @@ extension CardfileApp {
                 return []
             }
             self.overlay = .panel(reading)
+        case .frequencies(var panel):
+            let area = mainArea
+            let page = panel.visibleRows(in: area)
+            switch action {
+            case .down?: panel.move(by: 1, in: area)
+            case .up?: panel.move(by: -1, in: area)
+            case .pageDown?: panel.move(by: page, in: area)
+            case .pageUp?: panel.move(by: -page, in: area)
+            case .first?: panel.move(by: -panel.selected, in: area)
+            case .last?: panel.move(by: panel.frequencies.values.count, in: area)
+            case .open?:
+                self.overlay = nil
+                filter(to: panel, now: now)
+                return []
+            case .leave?:
+                self.overlay = nil
+                return []
+            case .quit?:
+                self.overlay = nil
+                return quit(force: false, now: now)
+            default: break
+            }
+            self.overlay = .frequencies(panel)
         case .question(var asked):
             guard let chosen = asked.dialog.handle(key) else {
                 self.overlay = .question(asked)
@@ -145,7 +168,7 @@ extension CardfileApp {
     func helpKeyMap(over covered: Overlay?) -> KeyMap<AppAction> {
         let opened: [KeyMap<AppAction>] = switch screens.top {
         case .tables: [KeyMaps.tablesFilter, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
-        case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
+        case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.frequencies]
         case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict]
         }
         // (The help's own keys too: it scrolls.)

@@ -5,21 +5,27 @@ import Foundation
 /// `I`: the focused column's statistics over what the list shows (its marked records when
 /// there are any), computed off the loop and shown in a panel.
 extension CardfileApp {
-    func describeFocusedColumn(of list: ListScreen, now: ContinuousClock.Instant) {
-        guard list.columns.indices.contains(list.focusedColumn) else { return }
-        let column = list.columns[list.focusedColumn].name
-        // The rows the list shows, narrowed to the marked ones when there are marks.
+    /// The focused column and the rows `I` and `F` describe: what the list shows, narrowed to
+    /// its marked records when there are marks; with the scope in words. Nil (and a message)
+    /// when the filter or the marks cannot be read.
+    func describedRows(of list: ListScreen, now: ContinuousClock.Instant) -> (column: String, predicate: CardfileStore.Predicate?, scope: String)? {
+        guard list.columns.indices.contains(list.focusedColumn) else { return nil }
         var parts: [CardfileStore.Predicate] = []
         do {
             if let filter = try list.live.predicate(for: list.spec.filter) { parts.append(filter) }
             if !list.marks.isEmpty { parts.append(try list.marks.rules.predicate(for: list.table)) }
         } catch {
-            return show(error.message, role: .warning, now: now)
+            show(error.message, role: .warning, now: now)
+            return nil
         }
         let scope = !list.marks.isEmpty ? "the marked records" : list.spec.filter.isEmpty ? "every record" : "the records the filter shows"
+        return (list.columns[list.focusedColumn].name, parts.isEmpty ? nil : .and(parts), scope)
+    }
+
+    func describeFocusedColumn(of list: ListScreen, now: ContinuousClock.Instant) {
+        guard let (column, predicate, scope) = describedRows(of: list, now: now) else { return }
         show("Describing \(column) over \(scope)…", role: .muted, now: now)
         let (table, container) = (list.table.name, self.container)
-        let predicate: CardfileStore.Predicate? = parts.isEmpty ? nil : .and(parts)
         errands.run(slow: true) {
             let result = Result { () throws(StoreError) -> ColumnStatistics in try container.statistics(of: column, table: table, where: predicate) }
             return .statistics(table: table, column: column, scope: scope, result)

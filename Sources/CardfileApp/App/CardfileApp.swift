@@ -199,6 +199,8 @@ public final class CardfileApp {
                 take(markCount: count, for: marks, token: token)
             case .statistics(let table, let column, let scope, let result):
                 show(statistics: result, table: table, column: column, scope: scope, now: now)
+            case .frequencies(let table, let column, let scope, let result):
+                show(frequencies: result, table: table, column: column, scope: scope, now: now)
             case .bulkProgress(let read):
                 bulk?.read = read
             case .bulkDone(let request, let result):

@@ -86,6 +86,8 @@ public struct ErrandResult: Sendable {
         case marked(marks: UUID, count: Int?, token: Int)
         /// A column's statistics (`I`) over `scope`, in words.
         case statistics(table: String, column: String, scope: String, Result<ColumnStatistics, StoreError>)
+        /// A column's frequency table (`F`) over `scope`, in words.
+        case frequencies(table: String, column: String, scope: String, Result<ColumnFrequencies, StoreError>)
         /// A bulk edit has read this many records.
         case bulkProgress(read: Int)
         /// A bulk edit ended.

@@ -10,7 +10,7 @@ public enum AppAction: Hashable, Sendable {
     // Records
     case left, right, sortAscending, sortDescending, addSortAscending, addSortDescending, filter, add, delete
     case find, findNext, findPrevious, copyCell, copyRecord, copyRecordJSON, hideColumn, showColumns, pinKey
-    case toggleWidth, narrowColumn, widenColumn, toggleMark, describeColumn
+    case toggleWidth, narrowColumn, widenColumn, toggleMark, describeColumn, frequencyTable
     // Forms
     case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine, undo, redo, editExternally
     case followReference, pickReference, listReferencing

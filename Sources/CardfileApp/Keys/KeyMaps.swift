@@ -41,6 +41,7 @@ public enum KeyMaps {
         KeyBinding([KeyEvent(.right), .char("l")], .right, help: "Next column (scrolls sideways)", section: "List"),
         KeyBinding([.char("[")], .sortAscending, help: "Sort by this column, ascending (a click on its header too)", section: "List"),
         KeyBinding([.char("]")], .sortDescending, help: "Sort by this column, descending", section: "List"),
+        KeyBinding([.char("F")], .frequencyTable, help: "This column's frequency table (of the marked records when there are marks)", section: "List"),
         KeyBinding([.char("I")], .describeColumn, help: "This column's statistics (of the marked records when there are marks)", section: "List"),
         KeyBinding([.char(" ")], .toggleMark, help: "Mark or unmark the record and go down (:select marks many)", section: "List"),
         KeyBinding([.alt("u")], .undo, help: "Undo the table's last bulk change (:set, :delete)", section: "List"),
@@ -155,6 +156,18 @@ public enum KeyMaps {
         KeyBinding([.control("q")], .quit, help: "Quit", section: "Help and reports"),
     ])
 
+    /// A column's frequency table (`F`).
+    public static let frequencies = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous value", section: "Frequency table"),
+        KeyBinding([KeyEvent(.down), .char("j")], .down, help: "Next value", section: "Frequency table"),
+        KeyBinding([KeyEvent(.pageUp)], .pageUp, help: "Previous page of values", section: "Frequency table"),
+        KeyBinding([KeyEvent(.pageDown)], .pageDown, help: "Next page of values", section: "Frequency table"),
+        KeyBinding([KeyEvent(.home), .char("g")], .first, help: "The most frequent value", section: "Frequency table"),
+        KeyBinding([KeyEvent(.end), .char("G")], .last, help: "The least frequent value listed", section: "Frequency table"),
+        KeyBinding([KeyEvent(.enter)], .open, help: "Filter the list to the value (within its filter)", section: "Frequency table"),
+        KeyBinding([KeyEvent(.escape), .char("q")], .leave, help: "Back to the list", section: "Frequency table"),
+    ] + anywhere)
+
     /// The conflict dialog: a save met changes made elsewhere.
     public static let conflict = KeyMap<AppAction>([
         KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous field changed on both sides", section: "Conflict"),
@@ -172,7 +185,7 @@ public enum KeyMaps {
     /// Every map with its title, for the README and `cardfile keys`.
     public static let all: [(title: String, map: KeyMap<AppAction>)] = [
         ("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict),
-        ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading),
+        ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading), ("Frequency table", frequencies),
     ]
 
     /// The README's key tables: one Markdown table per screen, then the `:` commands.

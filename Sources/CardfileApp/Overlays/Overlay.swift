@@ -17,6 +17,8 @@ indirect enum Overlay {
     case find(FindPrompt)
     /// A save met changes made elsewhere: Original / Mine / Theirs.
     case conflict(ConflictDialog)
+    /// A column's frequency table (`F`).
+    case frequencies(FrequencyPanel)
 
     /// The keys this overlay answers to.
     var keyMap: KeyMap<AppAction> {
@@ -27,6 +29,7 @@ indirect enum Overlay {
         case .filter(let prompt): prompt.forTables ? KeyMaps.tablesFilter : KeyMaps.filter
         case .find: KeyMaps.find
         case .conflict: KeyMaps.conflict
+        case .frequencies: KeyMaps.frequencies
         }
     }
 }

@@ -141,11 +141,12 @@ extension Container {
     /// Writes `change`'s `after` over each of its records that still holds its `before`, in
     /// one transaction; a record that holds something else now (changed, deleted or added
     /// since) is left alone and reported, unless it is among `overwriting`. Undo is
-    /// `apply(change.reversed)`; redo applies the undo's reverse.
+    /// `apply(change.reversed)`; redo applies the undo's reverse. `progress` is called with
+    /// the number of records dealt with so far.
     /// - Throws: ``StoreError/validationFailed(_:)`` naming the record (a foreign key whose
     ///   parent has gone since, a key taken since): nothing is written.
     public func apply(_ change: BulkChange, overwriting: Set<ObjectID> = [],
-                      namingAtMost naming: Int = recordsNamedAtMost) throws(StoreError) -> BulkApplication {
+                      namingAtMost naming: Int = recordsNamedAtMost, progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkApplication {
         let entity = try bulkEntity(change.table)
         let schema = entity.table
         var fields: [Int] = []
@@ -181,7 +182,10 @@ extension Container {
             let named = change.count <= naming
             if !named { note.invalidated.insert(schema.name) }
             let statements = (update: try db.makeStatement(sql: update), insert: try db.makeStatement(sql: insert), delete: try db.makeStatement(sql: delete))
+            var visited = 0
             for (id, sides) in change.records {
+                visited += 1
+                if visited % Self.progressStep == 0 { progress(visited) }
                 let current = now[id]
                 guard current == sides.before || overwriting.contains(id) else {
                     result.changedSince[id] = .some(current)

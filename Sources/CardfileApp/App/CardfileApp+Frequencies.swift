@@ -1,0 +1,61 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// `F`: the focused column's frequency table over what the list shows (its marked records
+/// when there are any), counted off the loop; Enter filters the list to a value.
+extension CardfileApp {
+    func countValuesOfFocusedColumn(of list: ListScreen, now: ContinuousClock.Instant) {
+        guard let (column, predicate, scope) = describedRows(of: list, now: now) else { return }
+        show("Counting the values of \(column) over \(scope)…", role: .muted, now: now)
+        let (table, container) = (list.table.name, self.container)
+        errands.run(slow: true) {
+            let result = Result { () throws(StoreError) -> ColumnFrequencies in try container.frequencies(of: column, table: table, where: predicate) }
+            return .frequencies(table: table, column: column, scope: scope, result)
+        }
+    }
+
+    /// Shows a finished frequency table over the list it was made for (unless something else
+    /// was opened meanwhile).
+    func show(frequencies result: Result<ColumnFrequencies, StoreError>, table: String, column: String, scope: String, now: ContinuousClock.Instant) {
+        switch result {
+        case .failure(let error):
+            show(error.message(notDone: "Not counted"), role: .error, now: now)
+        case .success(let frequencies):
+            guard overlay == nil, list?.table.name == table, form == nil else {
+                return show("The frequency table of \(column) is ready: F shows it again.", now: now)
+            }
+            overlay = .frequencies(FrequencyPanel(table: table, column: column, scope: scope, frequencies: frequencies))
+            notice = nil
+        }
+    }
+
+    /// Enter in a frequency table: the list shows the records holding the chosen value, within
+    /// the filter it had (the filter's words, so `/` shows and edits them).
+    func filter(to panel: FrequencyPanel, now: ContinuousClock.Instant) {
+        guard let list, list.table.name == panel.table, let value = panel.selectedValue else { return }
+        guard let condition = Self.filterCondition(column: panel.column, value: value) else {
+            return show("A blob cannot be written in a filter, so the list cannot be filtered to it.", role: .warning, now: now)
+        }
+        let filter = list.spec.filter.trimmingCharacters(in: .whitespaces)
+        let text = filter.isEmpty ? condition : "(\(filter)) and \(condition)"
+        if let problem = applyFilter(text, now: now) {
+            return show(problem.sentence(refused: true), role: .warning, now: now)
+        }
+        show("Showing the records whose \(panel.column) is \(Self.literal(value)) (/ edits the filter, Esc in it clears it).", now: now)
+    }
+
+    /// `column = value` in the filter's language; nil for a blob, which it cannot write.
+    static func filterCondition(column: String, value: Value) -> String? {
+        let name = column.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } && !column.isEmpty && !column.first!.isNumber
+            ? column : "\"" + column.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        switch value {
+        case .null: return "\(name) is null"
+        case .integer(let int): return "\(name) = \(int)"
+        case .real(let double) where double.isFinite: return "\(name) = \(double)"
+        case .real: return nil
+        case .text(let text): return "\(name) = '\(text.replacingOccurrences(of: "'", with: "''"))'"
+        case .blob: return nil
+        }
+    }
+}
