@@ -111,6 +111,20 @@ struct StoreBenchmark {
         let countTime = try Measure.time { counted = try container.countMarked(written, table: "items") }
         table.add("  … counting the \(counted.formatted()) records it marks after", duration(countTime))
 
+        // F: a column's frequency table over every row, for unindexed columns of few, some
+        // and a million distinct values.
+        for column in ["category", "notes", "name"] {
+            var distinct: Int?
+            let seconds = try Measure.time { distinct = try container.frequencies(of: column, table: "items").distinct }
+            if let distinct {
+                table.add("F on \(column) (unindexed, \(distinct.formatted()) values)", duration(seconds), goal: "< 1 s")
+            } else {
+                let counting = try Measure.time { distinct = try container.distinctValues(of: column, table: "items") }
+                table.add("F on \(column) (unindexed, \(distinct?.formatted() ?? "?") values): the table", duration(seconds), goal: "< 1 s")
+                table.add("  … then its number of values, counted apart", duration(counting))
+            }
+        }
+
         let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
         table.add("WAL size at the end", "\(wal / 1024) KiB")
         table.print()

@@ -75,6 +75,24 @@ struct FrequencyAppTests {
         #expect(harness.statusLine.contains("filter: \"odd name\" = 1"), "\(harness.statusLine)")
     }
 
+    @Test func moreValuesThanAreListedAreCountedAfterTheTableShows() throws {
+        let harness = try AppHarness(schema: """
+            CREATE TABLE n (id INTEGER PRIMARY KEY, v INTEGER);
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 1500) INSERT INTO n (v) SELECT i % 1200 FROM c;
+            """, size: Size(width: 100, height: 30))
+        try Self.focus("v", harness)
+        try harness.press(.char("F"))
+        let panel = try #require(Self.panel(harness), "\(harness.screen)")
+        #expect(panel.frequencies.values.count == 1_000 && panel.frequencies.rows == 1_500)
+        #expect(panel.frequencies.distinct == 1_200, "the count that followed the table was taken")
+        #expect(harness.screen.contains("v in n: every record, 1,200 values"), "\(harness.screen)")
+        #expect(harness.screen.contains("The 1,000 most frequent of 1,200 values, 1,500 rows"), "\(harness.screen)")
+        // Values that occur twice (0 to 299) come first.
+        #expect(panel.frequencies.values.prefix(300).allSatisfy { $0.count == 2 })
+        try harness.press(KeyEvent(.end))
+        #expect(Self.panel(harness)?.selected == 999)
+    }
+
     @Test func theFilterConditionReadsBackAsTheValue() throws {
         let table = TableSchema(name: "t", columns: [ColumnDescription(name: "id", declaredType: "INTEGER"), ColumnDescription(name: "v", declaredType: "")],
                                 primaryKey: .rowidAlias(column: "id"))

@@ -9,9 +9,16 @@ extension CardfileApp {
         guard let (column, predicate, scope) = describedRows(of: list, now: now) else { return }
         show("Counting the values of \(column) over \(scope)…", role: .muted, now: now)
         let (table, container) = (list.table.name, self.container)
+        let errands = self.errands
         errands.run(slow: true) {
             let result = Result { () throws(StoreError) -> ColumnFrequencies in try container.frequencies(of: column, table: table, where: predicate) }
-            return .frequencies(table: table, column: column, scope: scope, result)
+            // The table first; when values were left out, their number follows (a second
+            // GROUP BY, as long again over a million distinct values).
+            guard case .success(let frequencies) = result, frequencies.distinct == nil else {
+                return .frequencies(table: table, column: column, scope: scope, result)
+            }
+            errands.report(.frequencies(table: table, column: column, scope: scope, result))
+            return .distinctValues(table: table, column: column, count: try? container.distinctValues(of: column, table: table, where: predicate))
         }
     }
 
@@ -28,6 +35,13 @@ extension CardfileApp {
             overlay = .frequencies(FrequencyPanel(table: table, column: column, scope: scope, frequencies: frequencies))
             notice = nil
         }
+    }
+
+    /// The number of values of a frequency table that left some out: into the table, if open.
+    func take(distinctValues count: Int?, table: String, column: String) {
+        guard case .frequencies(var panel)? = overlay, panel.table == table, panel.column == column else { return }
+        panel.frequencies.distinct = count
+        overlay = .frequencies(panel)
     }
 
     /// Enter in a frequency table: the list shows the records holding the chosen value, within

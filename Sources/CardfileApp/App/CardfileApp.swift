@@ -201,6 +201,8 @@ public final class CardfileApp {
                 show(statistics: result, table: table, column: column, scope: scope, now: now)
             case .frequencies(let table, let column, let scope, let result):
                 show(frequencies: result, table: table, column: column, scope: scope, now: now)
+            case .distinctValues(let table, let column, let count):
+                take(distinctValues: count, table: table, column: column)
             case .bulkProgress(let read):
                 bulk?.read = read
             case .bulkDone(let request, let result):

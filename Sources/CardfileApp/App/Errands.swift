@@ -88,6 +88,9 @@ public struct ErrandResult: Sendable {
         case statistics(table: String, column: String, scope: String, Result<ColumnStatistics, StoreError>)
         /// A column's frequency table (`F`) over `scope`, in words.
         case frequencies(table: String, column: String, scope: String, Result<ColumnFrequencies, StoreError>)
+        /// The number of distinct values of a frequency table that left some out (nil: the
+        /// count failed).
+        case distinctValues(table: String, column: String, count: Int?)
         /// A bulk edit has read this many records.
         case bulkProgress(read: Int)
         /// A bulk edit ended.

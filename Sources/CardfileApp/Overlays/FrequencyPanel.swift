@@ -8,7 +8,7 @@ struct FrequencyPanel {
     let column: String
     /// Over which rows, in words: `every record`, `the marked records`.
     let scope: String
-    let frequencies: ColumnFrequencies
+    var frequencies: ColumnFrequencies
     var selected = 0
     /// The first value shown.
     var scroll = 0
@@ -46,7 +46,7 @@ struct FrequencyPanel {
     func render(in area: Rect, buffer: inout Buffer) {
         let area = area.intersection(buffer.area)
         let box = frame(in: area)
-        let distinct = "\(ValueText.count(frequencies.distinct)) value\(frequencies.distinct == 1 ? "" : "s")"
+        let distinct = frequencies.distinct.map { "\(ValueText.count($0)) value\($0 == 1 ? "" : "s")" } ?? "values being counted"
         let inner = Block(title: "\(column) in \(table): \(scope), \(distinct)").render(in: box, buffer: &buffer)
         guard inner.height > 0, inner.width > 4 else { return }
         let counts = frequencies.values.map { ValueText.count($0.count) }
@@ -72,23 +72,27 @@ struct FrequencyPanel {
         let header = Style(foreground: .accent, background: .surface, attributes: [.bold])
         line(inner.y, marker: " ", value: "value", count: "count", share: "%", bar: 0, style: header, valueStyle: header)
         let most = max(1, frequencies.values.first?.count ?? 1)
-        let rows = max(0, inner.height - 2)
-        for offset in 0..<min(rows, max(0, frequencies.values.count - scroll)) {
+        let shown = max(0, inner.height - 2)
+        for offset in 0..<min(shown, max(0, frequencies.values.count - scroll)) {
             let index = scroll + offset
             let (value, count) = frequencies.values[index]
             let isSelected = index == selected
             let style = isSelected ? Style(foreground: .text, background: .selection, attributes: [.bold]) : surface
-            let shown = value == .text("") ? "“”" : TerminalText.visible(ValueText.cell(value))
+            let text: String = value == .text("") ? "“”" : TerminalText.visible(ValueText.cell(value))
             let share = frequencies.rows == 0 ? "" : String(format: "%.1f%%", Double(count) * 100 / Double(frequencies.rows))
             let bar = Int((Double(count) / Double(most) * Double(barWidth)).rounded(.up))
-            line(inner.y + 1 + offset, marker: isSelected ? "›" : " ", value: shown, count: counts[index], share: share, bar: bar,
-                 style: style, valueStyle: value.isNull ? Style(foreground: .muted, background: style.background, attributes: style.attributes) : style)
+            let valueStyle = value.isNull ? Style(foreground: .muted, background: style.background, attributes: style.attributes) : style
+            line(inner.y + 1 + offset, marker: isSelected ? "›" : " ", value: text, count: counts[index], share: share, bar: bar,
+                 style: style, valueStyle: valueStyle)
         }
         // The last line: what is left out, or that every value is listed.
-        let shownAll = frequencies.values.count >= frequencies.distinct
-        let footer = shownAll
-            ? "\(ValueText.count(frequencies.rows)) row\(frequencies.rows == 1 ? "" : "s"); Enter filters the list to the value."
-            : "The \(ValueText.count(frequencies.values.count)) most frequent of \(distinct), \(ValueText.count(frequencies.rows)) rows; Enter filters."
+        let rows = "\(ValueText.count(frequencies.rows)) row\(frequencies.rows == 1 ? "" : "s")"
+        let footer: String
+        if let all = frequencies.distinct, all <= frequencies.values.count {
+            footer = "\(rows); Enter filters the list to the value."
+        } else {
+            footer = "The \(ValueText.count(frequencies.values.count)) most frequent of \(distinct), \(rows); Enter filters."
+        }
         _ = buffer.write(footer, x: inner.x + 1, y: inner.y + inner.height - 1, maxWidth: max(0, inner.width - 2), style: Style(foreground: .muted, background: .surface))
     }
 }

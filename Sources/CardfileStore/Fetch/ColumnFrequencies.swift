@@ -6,8 +6,9 @@ import GRDB
 public struct ColumnFrequencies: Sendable {
     /// The rows counted.
     public var rows = 0
-    /// How many distinct values (NULL counts as one) there are in all.
-    public var distinct = 0
+    /// How many distinct values (NULL counts as one) there are in all; nil when more values
+    /// than were kept exist and they have not been counted (``Container/distinctValues(of:table:where:)``).
+    public var distinct: Int?
     /// The most frequent values, most frequent first (ties in SQLite's order of the values),
     /// at most the number asked for.
     public var values: [(value: Value, count: Int)] = []
@@ -18,7 +19,8 @@ public struct ColumnFrequencies: Sendable {
 extension Container {
     /// The frequency table of `column` over the rows of `table` matching `predicate` (all
     /// rows when nil), as stored now: one `GROUP BY` (a scan and a sort of the groups, off the
-    /// loop), keeping the `limit` most frequent values.
+    /// loop), keeping the `limit` most frequent values. When values are left out, ``ColumnFrequencies/distinct``
+    /// is nil (counted apart) and the rows are counted by a second, quick scan.
     public func frequencies(of column: String, table: String, where predicate: Predicate? = nil, limit: Int = 1_000) throws(StoreError) -> ColumnFrequencies {
         let entity = try core.entity(table)
         let schema = entity.table
@@ -26,22 +28,45 @@ extension Container {
         let c = described.name.quotedIdentifier
         let condition = try predicate?.sql(for: schema)
         let whereSQL = condition.map { " WHERE \($0.sql)" } ?? ""
-        // The groups' number and the rows' total ride along every row (a window over all the
-        // groups), so one scan gives all three.
+        // The most frequent values, and the rows' total. (A window over all the groups would
+        // give their number in the same scan, but it makes SQLite keep every group: with a
+        // million distinct values that took 1.2-1.45 s, against 0.6-0.8 s without; the number
+        // of values is counted apart, only when some are left out.)
         let sql = """
-            SELECT value, n, count(*) OVER (), sum(n) OVER ()
-            FROM (SELECT \(c) AS value, count(*) AS n FROM \(schema.fromSQL)\(whereSQL) GROUP BY \(c))
+            SELECT value, n FROM (SELECT \(c) AS value, count(*) AS n FROM \(schema.fromSQL)\(whereSQL) GROUP BY \(c))
             ORDER BY n DESC, value LIMIT \(max(1, limit))
             """
+        let arguments = (condition?.arguments ?? []).statementArguments
         return try storeErrors(path: core.path) {
             try core.read { db in
                 var frequencies = ColumnFrequencies()
-                for row in try Row.fetchAll(db, sql: sql, arguments: (condition?.arguments ?? []).statementArguments) {
+                for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
                     frequencies.values.append((Value(row[0] as DatabaseValue), row[1]))
-                    frequencies.distinct = row[2]
-                    frequencies.rows = row[3]
+                }
+                if frequencies.values.count < max(1, limit) {
+                    frequencies.distinct = frequencies.values.count
+                    frequencies.rows = frequencies.values.reduce(0) { $0 + $1.count }
+                } else {
+                    frequencies.rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(schema.fromSQL)\(whereSQL)", arguments: arguments) ?? 0
                 }
                 return frequencies
+            }
+        }
+    }
+
+    /// How many distinct values (NULL counting as one) `column` holds over the rows of `table`
+    /// matching `predicate`, as `GROUP BY` groups them.
+    public func distinctValues(of column: String, table: String, where predicate: Predicate? = nil) throws(StoreError) -> Int {
+        let entity = try core.entity(table)
+        let schema = entity.table
+        guard let described = schema.column(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
+        let c = described.name.quotedIdentifier
+        let condition = try predicate?.sql(for: schema)
+        let whereSQL = condition.map { " WHERE \($0.sql)" } ?? ""
+        return try storeErrors(path: core.path) {
+            try core.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(schema.fromSQL)\(whereSQL) GROUP BY \(c))",
+                                 arguments: (condition?.arguments ?? []).statementArguments) ?? 0
             }
         }
     }
