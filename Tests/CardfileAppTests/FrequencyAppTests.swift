@@ -69,6 +69,11 @@ struct FrequencyAppTests {
         #expect(panel.frequencies.values.map(\.count) == [2, 1] && panel.frequencies.rows == 3)
         try harness.press(KeyEvent(.escape))
         #expect(Self.panel(harness) == nil && !harness.statusLine.contains("filter"))
+        // Enter shows every record holding the value, and says how many of them are marked.
+        try harness.press(.char("F"), KeyEvent(.enter))
+        #expect(harness.messageLine.contains("2 of them marked"), "\(harness.messageLine)")
+        #expect(try harness.waitFor { _ in harness.app.list?.live.window.rows.count == 4 })
+        try harness.press(.char("/"), KeyEvent(.escape))
         // A column whose name needs quotes is quoted in the filter.
         try harness.press(.char("F"))
         try harness.press(KeyEvent(.enter))

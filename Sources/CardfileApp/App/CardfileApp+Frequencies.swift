@@ -56,7 +56,9 @@ extension CardfileApp {
         if let problem = applyFilter(text, now: now) {
             return show(problem.sentence(refused: true), role: .warning, now: now)
         }
-        show("Showing the records whose \(panel.column) is \(Self.literal(value)) (/ edits the filter, Esc in it clears it).", now: now)
+        // The table counted the marked records only; the list shows every record holding it.
+        let marked = panel.scope == Self.markedScope ? panel.frequencies.values[panel.selected].count : nil
+        show("Showing the records whose \(panel.column) is \(Self.literal(value))\(marked.map { ", \(ValueText.count($0)) of them marked" } ?? "") (/ edits the filter).", now: now)
     }
 
     /// `column = value` in the filter's language; nil for a blob, which it cannot write.

@@ -18,9 +18,12 @@ extension CardfileApp {
             show(error.message, role: .warning, now: now)
             return nil
         }
-        let scope = !list.marks.isEmpty ? "the marked records" : list.spec.filter.isEmpty ? "every record" : "the records the filter shows"
+        let scope = !list.marks.isEmpty ? Self.markedScope : list.spec.filter.isEmpty ? "every record" : "the records the filter shows"
         return (list.columns[list.focusedColumn].name, parts.isEmpty ? nil : .and(parts), scope)
     }
+
+    /// The scope of `I` and `F` over marks, in words.
+    static let markedScope = "the marked records"
 
     func describeFocusedColumn(of list: ListScreen, now: ContinuousClock.Instant) {
         guard let (column, predicate, scope) = describedRows(of: list, now: now) else { return }
