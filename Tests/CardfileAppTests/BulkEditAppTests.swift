@@ -167,4 +167,26 @@ struct BulkEditAppTests {
         #expect(form.fields.first { $0.name == "name" }?.text == "Ada edited", "the edit is kept")
         #expect(harness.messageLine.contains("Also changed elsewhere: name, which you edited"), "\(harness.messageLine)")
     }
+
+    @Test func exportAndCopyTakeTheMarkedRecords() throws {
+        let harness = try AppHarness()
+        try harness.command("select age < 40")                                      // Ada, Linus
+        _ = try MarkTests.counted(harness)
+        try harness.press(.char("]"))                                              // by id, descending
+        try harness.command("export marked.csv")
+        #expect(harness.messageLine.contains("Exporting the marked records of cards"), "\(harness.messageLine)")
+        #expect(try harness.waitFor { $0.contains("Exported 2 rows") })
+        let written = try String(contentsOfFile: harness.directory.file("marked.csv"), encoding: .utf8)
+        #expect(written == "\"id\",\"name\",\"phone\",\"age\",\"notes\"\n3,\"Linus\",\"333\",28,\"line one\nline two\"\n1,\"Ada\",\"111\",36,\"first\"\n")
+        try harness.press(.char("Y"))
+        #expect(try FindAndCopyTests.copied(harness) == "1\tAda\t111\t36\tfirst\n3\tLinus\t333\t28\t\"line one\nline two\"")
+        #expect(harness.messageLine.contains("Copied 2 records as tab-separated values"), "\(harness.messageLine)")
+        try harness.press(.alt("y"))
+        let lines = try FindAndCopyTests.copied(harness).split(separator: "\n")
+        #expect(lines.count == 2 && lines[0].contains("\"Ada\"") && lines[1].contains("\"Linus\""), "\(lines)")
+        // Without marks, Y copies the selected record again.
+        try harness.command("unselect")
+        try harness.press(.char("Y"))
+        #expect(try FindAndCopyTests.copied(harness) == "1\tAda\t111\t36\tfirst")
+    }
 }

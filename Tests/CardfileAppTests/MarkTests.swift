@@ -252,4 +252,20 @@ struct MarkTests {
         #expect(members.messageLine.hasPrefix("Picking a record"), "\(members.messageLine)")
         #expect(!members.statusLine.contains("marked") && !members.lines.contains { $0.dropFirst().hasPrefix("*") })
     }
+
+    @Test func aNumericColumnFocusedShowsTheSumAndMeanOfTheMarkedRecords() throws {
+        let harness = try AppHarness(size: Size(width: 100, height: 24))
+        try harness.command("select age >= 30")                                  // Ada 36, Grace 45
+        try harness.press(.char("l"), .char("l"), .char("l"))                    // age
+        #expect(try harness.waitFor { _ in harness.statusLine.contains("age: sum 81 · mean 40.5") }, "\(harness.statusLine)")
+        // Every record: Margaret's NULL is left out of the sum and the mean.
+        try harness.command("select")
+        #expect(try harness.waitFor { _ in harness.statusLine.contains("age: sum 109 · mean 36.3333") }, "\(harness.statusLine)")
+        // A text column has none; an outside change is summed again.
+        try harness.press(.char("h"))
+        #expect(try harness.waitFor { _ in !harness.statusLine.contains("sum") && harness.statusLine.contains("4 marked") }, "\(harness.statusLine)")
+        try harness.press(.char("l"))
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET age = 100 WHERE name = 'Linus'")
+        #expect(try harness.waitFor { _ in harness.statusLine.contains("age: sum 181 · mean 60.3333") }, "\(harness.statusLine)")
+    }
 }

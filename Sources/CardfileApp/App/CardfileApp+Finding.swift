@@ -60,6 +60,7 @@ extension CardfileApp {
 
     /// `Y` and Alt-Y: the selected record as tab-separated values or JSON.
     func copyRecord(json: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
+        if let list, !list.marks.isEmpty, form == nil { return copyMarked(list, json: json, now: now) }
         guard let list, let row = selectedRow(of: list) else {
             show(form == nil ? "No record to copy." : "Copy from the list: Esc, then Y.", role: .warning, now: now)
             return []
@@ -68,6 +69,29 @@ extension CardfileApp {
         let values = names.map { name in row.columns.firstIndex(of: name).map { row.values[$0] } ?? .null }
         let text = json ? RecordText.json(columns: names, values: values) : RecordText.tsv(values)
         return copy(text, saying: "Copied the record as \(json ? "JSON" : "tab-separated values")", now: now)
+    }
+
+    /// The records copied at most by `Y` with marks (a clipboard holds a megabyte at most;
+    /// `x` exports any number).
+    static let copiedRecordsAtMost = 10_000
+
+    /// `Y` / Alt-Y with marks: the marked records, one line each (tab-separated values or
+    /// JSON), in the order of their keys, the list's columns.
+    private func copyMarked(_ list: ListScreen, json: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
+        let names = list.columns.map(\.name)
+        let rows: [[Value]]
+        do {
+            rows = try container.records(marked: list.marks.rules, table: list.table.name, columns: names, limit: Self.copiedRecordsAtMost + 1)
+        } catch {
+            show(error.message(notDone: "Not copied"), role: .error, now: now)
+            return []
+        }
+        guard rows.count <= Self.copiedRecordsAtMost else {
+            show("More than \(ValueText.count(Self.copiedRecordsAtMost)) records are marked: too many to copy. x exports them to a file.", role: .warning, now: now)
+            return []
+        }
+        let text = rows.map { json ? RecordText.json(columns: names, values: $0) : RecordText.tsv($0) }.joined(separator: "\n")
+        return copy(text, saying: "Copied \(CardfileApp.records(rows.count)) as \(json ? "JSON lines" : "tab-separated values")", now: now)
     }
 
     private func selectedRow(of list: ListScreen) -> (columns: [String], values: [Value])? {

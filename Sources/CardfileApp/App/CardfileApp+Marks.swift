@@ -52,19 +52,24 @@ extension CardfileApp {
     func refreshMarks(of list: ListScreen) {
         guard !list.marks.isEmpty else { return }
         list.marks.note(refreshes: list.live.refreshes)
+        // The focused column is summed when it holds numbers by its type.
+        let focused = list.columns.indices.contains(list.focusedColumn) ? list.columns[list.focusedColumn] : nil
+        let numeric = focused.flatMap { list.table.column(named: $0.name) }.map { [.integer, .real, .numeric].contains($0.affinity) } ?? false
+        list.marks.note(summing: numeric ? focused?.name : nil)
         if list.marks.needsLookUp(window: list.live.windowVersion) {
             let found = try? container.marked(list.marks.rules, table: list.table.name, among: list.live.window.rows.map(\.id))
             list.marks.take(found, window: list.live.windowVersion)
         }
         guard list.marks.startCount() else { return }
         let (rules, table, token, id, container) = (list.marks.rules, list.table.name, list.marks.countToken, list.marks.id, self.container)
+        let column = list.marks.summedColumn
         errands.run(slow: true) {
-            .marked(marks: id, count: try? container.countMarked(rules, table: table), token: token)
+            .marked(marks: id, count: try? container.countMarked(rules, table: table, summing: column), token: token)
         }
     }
 
     /// A count of marks came back: to the list whose marks asked (if still open).
-    func take(markCount count: Int?, for marks: UUID, token: Int) {
+    func take(markCount count: MarkedCount?, for marks: UUID, token: Int) {
         screens.lists.first { $0.marks.id == marks }?.marks.take(count: count, token: token)
     }
 }

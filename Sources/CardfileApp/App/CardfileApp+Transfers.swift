@@ -49,15 +49,24 @@ extension CardfileApp {
             transferReport = TextPanel(title: "Export of \(table.name)", lines: [StoreError.outputRefused(path: path, refusal).message])
             return show("Export failed: \(message)", role: .error, now: now)
         }
-        // The list as the person sees it; from the tables screen, the whole table.
-        let spec = list?.table.name == table.name ? list?.spec : nil
+        // The list as the person sees it (its marked records when there are marks); from the
+        // tables screen, the whole table.
+        let shown = list?.table.name == table.name ? list : nil
+        let spec = shown?.spec
+        let marks = shown?.marks.rules ?? MarkSet()
         let expected: Int?
-        if spec != nil, case .exact(let count)? = list?.live.window.count { expected = count } else { expected = tables?.counts[table.name] }
+        if !marks.isEmpty {
+            expected = spec?.filter.isEmpty == true ? shown?.marks.count : nil
+        } else if spec != nil, case .exact(let count)? = list?.live.window.count {
+            expected = count
+        } else {
+            expected = tables?.counts[table.name]
+        }
         let job = TransferJob.startExport(
-            container: container, table: table.name, filter: spec?.filter ?? "", sort: spec?.sort ?? [],
+            container: container, table: table.name, filter: spec?.filter ?? "", sort: spec?.sort ?? [], marks: marks,
             format: arguments.output.format(for: path), null: arguments.output.null, output: output, expectedRows: expected, inbox: inbox, clock: clock)
         transfer = RunningTransfer(job)
-        show("Exporting \(table.name) to \(job.fileName). :export cancel stops it.", now: now)
+        show("Exporting \(marks.isEmpty ? table.name : "the marked records of \(table.name)") to \(job.fileName). :export cancel stops it.", now: now)
     }
 
     /// A typed file name as a path: `~` is the home folder, a relative name starts from the

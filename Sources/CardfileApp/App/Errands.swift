@@ -83,7 +83,7 @@ public struct ErrandResult: Sendable {
         case columnsNotRemembered(String)
         /// How many records a list's marks (named by their id) mark, counted for `token`;
         /// nil when the count failed.
-        case marked(marks: UUID, count: Int?, token: Int)
+        case marked(marks: UUID, count: MarkedCount?, token: Int)
         /// A column's statistics (`I`) over `scope`, in words.
         case statistics(table: String, column: String, scope: String, Result<ColumnStatistics, StoreError>)
         /// A column's frequency table (`F`) over `scope`, in words.

@@ -22,7 +22,11 @@ struct ListMarks {
     /// are a change too, since what the screen shows was cleared between.
     private var rulesVersion = 0
     /// How many records the rules mark, once counted; nil while a count is due or running.
-    private(set) var count: Int?
+    var count: Int? { counted?.count }
+    /// The last count, with the sum and mean of ``summedColumn``'s numbers when it has one.
+    private(set) var counted: MarkedCount?
+    /// The numeric column the count sums (the list's focused one), nil when it is not numeric.
+    private(set) var summedColumn: String?
     /// Names the rules and data a count is asked for; a result with another token is stale.
     private(set) var countToken = 0
     /// True when a count must be made (the rules or the data changed since the last one).
@@ -60,9 +64,18 @@ struct ListMarks {
         rulesChanged()
     }
 
+    /// Notes the numeric column focused in the list (nil: none): its sum is counted anew.
+    mutating func note(summing column: String?) {
+        guard column != summedColumn else { return }
+        summedColumn = column
+        guard !rules.isEmpty else { return }
+        countIsDue = true
+        countToken += 1
+    }
+
     private mutating func rulesChanged() {
         rulesVersion += 1
-        count = rules.isEmpty ? 0 : nil
+        counted = rules.isEmpty ? MarkedCount(count: 0) : nil
         countIsDue = !rules.isEmpty
         countToken += 1
     }
@@ -100,16 +113,28 @@ struct ListMarks {
 
     /// Takes a finished count (nil: it failed, and is asked again), unless newer rules or
     /// data were asked about since.
-    mutating func take(count: Int?, token: Int) {
+    mutating func take(count: MarkedCount?, token: Int) {
         countIsRunning = false
         guard let count else { return countIsDue = !rules.isEmpty }
         guard token == countToken else { return }
-        self.count = count
+        counted = count
     }
 
     /// The status bar's words: `3 marked`, or that they are being counted.
     var statusText: String? {
         guard !rules.isEmpty else { return nil }
         return count.map { "\(ValueText.count($0)) marked" } ?? "counting marks…"
+    }
+
+    /// The sum and mean of the focused numeric column over the marked records, for the
+    /// status bar: `sum 1,234 · mean 411.333`; nil when there is none to give.
+    var summaryText: String? {
+        guard !rules.isEmpty, let summedColumn, let counted, counted.sum != .null, let mean = counted.mean else { return nil }
+        let sum: String = switch counted.sum {
+        case .integer(let int): (int < 0 ? "-" : "") + ValueText.count(Int(int.magnitude))
+        case .real(let double): String(format: "%.10g", double)
+        default: counted.sum.description
+        }
+        return "\(summedColumn): sum \(sum) · mean \(String(format: "%.6g", mean))"
     }
 }

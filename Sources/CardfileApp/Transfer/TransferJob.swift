@@ -105,14 +105,14 @@ final class TransferJob: @unchecked Sendable {
     /// whatever was there before. `expectedRows` (the list's count) gives the progress a
     /// fraction.
     static func startExport(
-        container: Container, table: String, filter: String, sort: [ColumnSort], format: Exporter.Format, null: String,
+        container: Container, table: String, filter: String, sort: [ColumnSort], marks: MarkSet = MarkSet(), format: Exporter.Format, null: String,
         output: OutputFile, expectedRows: Int?, inbox: Inbox, clock: any AppClock
     ) -> TransferJob {
         let path = output.path
         let job = TransferJob(kind: .exporting(table: table), path: path)
         job.start(inbox: inbox, clock: clock) { report in
             let started = clock.now
-            let exporter = Exporter(container: container, table: table, filter: filter, sort: sort, format: format, null: null)
+            let exporter = Exporter(container: container, table: table, filter: filter, sort: sort, marks: marks, format: format, null: null)
             do throws(StoreError) {
                 let rows = try exporter.run(
                     progress: { rows in

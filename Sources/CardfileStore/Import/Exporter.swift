@@ -22,8 +22,12 @@ public struct Exporter {
     let format: Format
     /// What NULL is written as in CSV and TSV (nothing by default).
     let null: String
+    /// When not empty, only the records these marks mark (within the filter).
+    let marks: MarkSet
 
-    public init(container: Container, table: String, filter: String = "", sort: [ColumnSort] = [], format: Format, null: String = "") {
+    public init(container: Container, table: String, filter: String = "", sort: [ColumnSort] = [], marks: MarkSet = MarkSet(),
+                format: Format, null: String = "") {
+        self.marks = marks
         core = container.core
         self.table = table
         self.filter = filter
@@ -45,7 +49,11 @@ public struct Exporter {
         let entity = try core.entity(table)
         let columns = entity.table.columns.filter { !$0.isHidden }
         let searchable = columns.map(\.name)
-        let predicate = try FilterParser.parse(filter, table: entity.table, searchColumns: searchable)
+        var predicate = try FilterParser.parse(filter, table: entity.table, searchColumns: searchable)
+        if !marks.isEmpty {
+            let marked = try marks.predicate(for: entity.table)
+            predicate = predicate.map { .and([$0, marked]) } ?? marked
+        }
         let query = try OrderedQuery(entity: entity, sort: sort, filter: predicate)
         let clause = query.whereClause([])
         let names = columns.map(\.name)
