@@ -214,13 +214,25 @@ struct BulkEditTests {
                     case (.delete, let values?): model[key] = [values[1], values[2]]
                     }
                 }
-                /// Undo or redo `change`; checks the changed-since list against the model.
+                /// Undo or redo `change`; checks the changed-since list against the model, and
+                /// sometimes overwrites those records too (all but the ones a `:set` lost).
                 func replay(_ change: BulkChange) throws -> BulkChange {
                     let expectedLeft = Set(change.records.filter { held($0.key, change) != $0.value.before }.keys)
                     let result = try fixture.container.apply(change)
                     #expect(Set(result.changedSince.keys) == expectedLeft, "\(context)")
                     for (id, sides) in result.applied.records { write(id, change, sides.after) }
-                    return result.applied
+                    var applied = result.applied
+                    if !expectedLeft.isEmpty, random.next(below: 2) == 0 {
+                        let lost = Set(expectedLeft.filter { change.kind != .delete && held($0, change) == nil })
+                        let forced = try fixture.container.apply(change.only(expectedLeft), overwriting: expectedLeft)
+                        #expect(Set(forced.changedSince.keys) == lost, "\(context): only records deleted since a :set are left")
+                        for (id, sides) in forced.applied.records {
+                            #expect(sides.before == held(id, change), "\(context)")
+                            write(id, change, sides.after)
+                        }
+                        applied.records.merge(forced.applied.records) { _, new in new }
+                    }
+                    return applied
                 }
                 let predicate: CardfileStore.Predicate = random.next(below: 2) == 0
                     ? .compare("a", .equal, .integer(Int64(random.next(below: 4))))

@@ -151,11 +151,18 @@ extension CardfileApp {
                 bulkHistory.extendLast(with: outcome.reverse, redo: undo)
             }
             let verb = undo ? "Undone" : "Redone"
+            if !overwriting.isEmpty {
+                // The person chose to overwrite: what could not be (deleted since a :set, or
+                // changed again meanwhile) is said, not asked about again.
+                let left = done.changedSince.isEmpty ? "" : "; \(Self.records(done.changedSince.count)) could not be (deleted since, or changed again)"
+                return show("\(verb) over \(Self.records(done.applied.count)) changed since\(left).", role: done.changedSince.isEmpty ? .success : .warning, now: now)
+            }
             guard !done.changedSince.isEmpty else {
                 return show("\(verb) on \(Self.records(done.applied.count)).", role: .success, now: now)
             }
-            askToOverwrite(done.changedSince, of: change, undo: undo, done: done.applied.count)
-            show("\(verb) on \(Self.records(done.applied.count)); \(Self.records(done.changedSince.count)) changed since \(done.changedSince.count == 1 ? "was" : "were") left as \(done.changedSince.count == 1 ? "it is" : "they are").", role: .warning, now: now)
+            let count = done.changedSince.count
+            show("\(verb) on \(Self.records(done.applied.count)); \(Self.records(count)) changed since \(count == 1 ? "was" : "were") left as \(count == 1 ? "it is" : "they are").", role: .warning, now: now)
+            askToOverwrite(done.changedSince, of: change, undo: undo)
         case (let work, .failure(let error)):
             switch work {
             case .set: show(error.message(notDone: "Not set"), role: .error, now: now)
@@ -172,16 +179,26 @@ extension CardfileApp {
 
     /// Lists the records changed since a bulk change (up to a screenful of them) and asks
     /// whether to overwrite them too.
-    private func askToOverwrite(_ changedSince: [ObjectID: [Value]?], of change: BulkChange, undo: Bool, done: Int) {
-        let ids = changedSince.keys.sorted { $0.description < $1.description }
+    /// (Records deleted since a `:set` are listed but not offered: one column is not a row.)
+    private func askToOverwrite(_ changedSince: [ObjectID: [Value]?], of change: BulkChange, undo: Bool) {
+        let ids = changedSince.keys.sorted { left, right in
+            let (a, b) = (left.primaryKeyValues ?? [], right.primaryKeyValues ?? [])
+            for (x, y) in zip(a, b) where Value.compare(x, y) != 0 { return Value.compare(x, y) < 0 }
+            return a.count < b.count
+        }
+        let isGone = { (id: ObjectID) in change.kind != .delete && changedSince[id]! == nil }
+        let offered = ids.filter { !isGone($0) }
+        guard !offered.isEmpty else { return }
         let named = ids.prefix(8).map { id in
             "\(id.table) \(id.primaryKeyValues?.map(\.description).joined(separator: "/") ?? "")" + (changedSince[id]! == nil ? " (deleted)" : "")
         }
         let more = ids.count > named.count ? " and \(ValueText.count(ids.count - named.count)) more" : ""
         let what = undo ? "Undo" : "Redo"
-        let message = "\(Self.records(ids.count)) changed since, so \(what.lowercased()) left \(ids.count == 1 ? "it" : "them") alone: \(named.joined(separator: ", "))\(more). \(what) there too, over the newer values? (y/n)"
-        let request = BulkRequest(table: change.table, work: .apply(change.only(ids), overwriting: Set(ids)),
-                                  activity: undo ? "undoing" : "redoing", expected: ids.count, marks: nil)
+        let gone = ids.count - offered.count
+        let besides = gone == 0 ? "" : " (not the \(ValueText.count(gone)) deleted since)"
+        let message = "\(Self.records(ids.count)) changed since, so \(what.lowercased()) left \(ids.count == 1 ? "it" : "them") alone: \(named.joined(separator: ", "))\(more). \(what) there too\(besides), over the newer values? (y/n)"
+        let request = BulkRequest(table: change.table, work: .apply(change.only(offered), overwriting: Set(offered)),
+                                  activity: undo ? "undoing" : "redoing", expected: offered.count, marks: nil)
         let dialog = Dialog(title: "Changed since", message: message,
                             buttons: [DialogButton("Overwrite", hotkey: "y", role: .error), DialogButton("Leave them", hotkey: "n")],
                             selected: 1, cancelButton: 1)

@@ -140,7 +140,8 @@ extension Container {
 
     /// Writes `change`'s `after` over each of its records that still holds its `before`, in
     /// one transaction; a record that holds something else now (changed, deleted or added
-    /// since) is left alone and reported, unless it is among `overwriting`. Undo is
+    /// since) is left alone and reported, unless it is among `overwriting` (a record deleted
+    /// since a `:set` is reported and left out all the same: one column is not a row). Undo is
     /// `apply(change.reversed)`; redo applies the undo's reverse. `progress` is called with
     /// the number of records dealt with so far.
     /// - Throws: ``StoreError/validationFailed(_:)`` naming the record (a foreign key whose
@@ -182,12 +183,16 @@ extension Container {
             let named = change.count <= naming
             if !named { note.invalidated.insert(schema.name) }
             let statements = (update: try db.makeStatement(sql: update), insert: try db.makeStatement(sql: insert), delete: try db.makeStatement(sql: delete))
+            let isWholeRows = change.kind == .delete
             var visited = 0
             for (id, sides) in change.records {
                 visited += 1
                 if visited % Self.progressStep == 0 { progress(visited) }
                 let current = now[id]
-                guard current == sides.before || overwriting.contains(id) else {
+                // A record deleted since a `:set` has no row to put one column back into: it is
+                // reported, and left out even when overwriting was asked.
+                let isGone = current == nil && sides.before != nil && !isWholeRows
+                guard current == sides.before || (overwriting.contains(id) && !isGone) else {
                     result.changedSince[id] = .some(current)
                     continue
                 }
