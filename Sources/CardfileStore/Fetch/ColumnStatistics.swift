@@ -26,14 +26,8 @@ extension Container {
     /// nil), as stored now: a handful of aggregate queries, off the loop for a large table.
     /// `common` says how many of the most common values to list.
     public func statistics(of column: String, table: String, where predicate: Predicate? = nil, common: Int = 5) throws(StoreError) -> ColumnStatistics {
-        let entity = try core.entity(table)
-        let schema = entity.table
-        guard let described = schema.column(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
-        let c = described.name.quotedIdentifier
-        let condition = try predicate?.sql(for: schema)
-        let whereSQL = condition.map { " WHERE \($0.sql)" } ?? ""
-        let arguments = (condition?.arguments ?? []).statementArguments
-        let source = "FROM \(schema.fromSQL)\(whereSQL)"
+        let rows = try columnRows(column, table: table, where: predicate)
+        let (c, arguments, source, whereSQL) = (rows.column, rows.arguments, rows.from, rows.filter)
         let isNumber = "typeof(\(c)) IN ('integer', 'real')"
         return try storeErrors(path: core.path) {
             try core.read { db in
@@ -52,8 +46,8 @@ extension Container {
                     statistics.mean = row[7]
                 }
                 let texts = "\(whereSQL.isEmpty ? " WHERE" : whereSQL + " AND") typeof(\(c)) = 'text'"
-                statistics.shortestText = try String.fetchOne(db, sql: "SELECT \(c) FROM \(schema.fromSQL)\(texts) ORDER BY length(\(c)), \(c) LIMIT 1", arguments: arguments)
-                statistics.longestText = try String.fetchOne(db, sql: "SELECT \(c) FROM \(schema.fromSQL)\(texts) ORDER BY length(\(c)) DESC, \(c) LIMIT 1", arguments: arguments)
+                statistics.shortestText = try String.fetchOne(db, sql: "SELECT \(c) FROM \(rows.source)\(texts) ORDER BY length(\(c)), \(c) LIMIT 1", arguments: arguments)
+                statistics.longestText = try String.fetchOne(db, sql: "SELECT \(c) FROM \(rows.source)\(texts) ORDER BY length(\(c)) DESC, \(c) LIMIT 1", arguments: arguments)
                 statistics.mostCommon = try Row.fetchAll(db, sql: "SELECT \(c), count(*) \(source) GROUP BY \(c) ORDER BY count(*) DESC, \(c) LIMIT \(max(0, common))", arguments: arguments)
                     .map { (Value($0[0] as DatabaseValue), $0[1]) }
                 return statistics

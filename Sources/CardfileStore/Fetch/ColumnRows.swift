@@ -1,0 +1,27 @@
+import GRDB
+
+/// One column of a table over the rows a predicate matches, ready for aggregate SQL: what
+/// `I`, `F` and their helpers read.
+struct ColumnRows {
+    /// The column's name, quoted.
+    let column: String
+    /// `FROM … WHERE …` (no WHERE for every row).
+    let from: String
+    let arguments: StatementArguments
+    /// The table's read source, and the WHERE part alone (empty, or ` WHERE …`).
+    let source: String
+    let filter: String
+}
+
+extension Container {
+    /// `column` of `table` over the rows `predicate` matches (every row when nil).
+    /// - Throws: ``StoreError/noSuchField(table:field:)``, an unknown table or a bad predicate.
+    func columnRows(_ column: String, table: String, where predicate: Predicate?) throws(StoreError) -> ColumnRows {
+        let schema = try core.entity(table).table
+        guard let described = schema.column(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
+        let condition = try predicate?.sql(for: schema)
+        let filter = condition.map { " WHERE \($0.sql)" } ?? ""
+        return ColumnRows(column: described.name.quotedIdentifier, from: "FROM \(schema.fromSQL)\(filter)",
+                          arguments: (condition?.arguments ?? []).statementArguments, source: schema.fromSQL, filter: filter)
+    }
+}
