@@ -18,24 +18,40 @@ extension CardfileApp {
     }
 
     /// What a bulk edit works on: the marks (with their count when known), or the selected
-    /// record. Nil when there is neither (the message says why).
-    private func bulkTarget(_ list: ListScreen, now: ContinuousClock.Instant) -> (predicate: CardfileStore.Predicate, words: String, count: Int?, marks: UUID?)? {
-        do {
-            if !list.marks.isEmpty {
-                let words = list.marks.count.map { Self.records($0) } ?? "the marked records (still being counted)"
-                return (try list.marks.rules.predicate(for: list.table), words, list.marks.count, list.marks.id)
-            }
-            guard let id = list.selection, !id.isTemporary, let key = id.primaryKeyValues, !key.contains(where: \.isNull) else {
-                show("No record is selected or marked (Space marks one, :select many).", role: .warning, now: now)
-                return nil
-            }
-            var one = MarkSet()
-            one.set(id, marked: true)
-            return (try one.predicate(for: list.table), "\(list.table.name) \(key.map(\.description).joined(separator: "/"))", 1, nil)
-        } catch {
-            show(error.message, role: .error, now: now)
+    /// record.
+    struct BulkTarget {
+        var predicate: CardfileStore.Predicate
+        /// `3 records`, `cards 7`.
+        var words: String
+        var count: Int?
+        /// The marks it was made on, nil for the selected record.
+        var marks: UUID?
+    }
+
+    /// What a bulk edit in `list` works on; nil (and a message) when there is nothing.
+    private func bulkTarget(_ list: ListScreen, now: ContinuousClock.Instant) -> BulkTarget? {
+        // (A copy of the marks: Swift 6.3's optimizer crashed on reading their count in place.)
+        let marks = list.marks
+        if !marks.isEmpty {
+            guard let predicate = try? marks.rules.predicate(for: list.table) else { return marksUnreadable(list, now: now) }
+            let count = marks.count
+            let words = count.map { Self.records($0) } ?? "the marked records (still being counted)"
+            return BulkTarget(predicate: predicate, words: words, count: count, marks: marks.id)
+        }
+        guard let id = list.selection, !id.isTemporary, let key = id.primaryKeyValues, !key.contains(where: \.isNull) else {
+            show("No record is selected or marked (Space marks one, :select many).", role: .warning, now: now)
             return nil
         }
+        var one = MarkSet()
+        one.set(id, marked: true)
+        guard let predicate = try? one.predicate(for: list.table) else { return marksUnreadable(list, now: now) }
+        return BulkTarget(predicate: predicate, words: "\(list.table.name) \(key.map(\.description).joined(separator: "/"))", count: 1, marks: nil)
+    }
+
+    /// (The rules were read when they were made, so this does not happen.)
+    private func marksUnreadable(_ list: ListScreen, now: ContinuousClock.Instant) -> BulkTarget? {
+        show("The marks cannot be read for \(list.table.name) any more; :unselect clears them.", role: .error, now: now)
+        return nil
     }
 
     static func records(_ count: Int) -> String { "\(ValueText.count(count)) record\(count == 1 ? "" : "s")" }
