@@ -98,6 +98,16 @@ struct FrequencyAppTests {
         #expect(Self.panel(harness)?.selected == 999)
     }
 
+    @Test func anEmptyTableHasNoValueToFilterTo() throws {
+        let harness = try AppHarness(schema: "CREATE TABLE paints (id INTEGER PRIMARY KEY, colour TEXT);")
+        try Self.focus("colour", harness)
+        try harness.press(.char("F"))
+        let panel = try #require(Self.panel(harness), "\(harness.screen)")
+        #expect(panel.frequencies.values.isEmpty && panel.selectedValue == nil)
+        try harness.press(KeyEvent(.end), KeyEvent(.enter))
+        #expect(!harness.statusLine.contains("filter"), "Enter filtered an empty table to NULL: \(harness.statusLine)")
+    }
+
     @Test func theFilterConditionReadsBackAsTheValue() throws {
         let table = TableSchema(name: "t", columns: [ColumnDescription(name: "id", declaredType: "INTEGER"), ColumnDescription(name: "v", declaredType: "")],
                                 primaryKey: .rowidAlias(column: "id"))

@@ -40,6 +40,13 @@ struct BulkEditTests {
 
     static func id(_ row: Int64) -> ObjectID { ObjectID(table: "t", rowid: row) }
 
+    /// Another connection runs `sql` on the file.
+    static func outside(_ path: String, _ sql: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { try $0.execute(sql: sql) }
+        try queue.close()
+    }
+
     @Test func setWritesOneColumnOnTheMatchesAndKeepsWhatWasThere() throws {
         let fixture = try Self.fixture()
         let change = try fixture.container.bulkSet(table: "t", column: "a", to: .integer(9), where: .compare("a", .equal, .integer(1)))
@@ -111,7 +118,7 @@ struct BulkEditTests {
         #expect(rows[6]?[1] == .text("r6") && rows[9]?[1] == .text("r9"))
         #expect(rows[3]?[1] == .text("theirs"), "a record changed since is left alone")
         // Confirmed: that one is restored too, and its undo would give back "theirs".
-        let forced = try fixture.container.apply(change.reversed.only([Self.id(3)]), overwriting: [Self.id(3)])
+        let forced = try fixture.container.apply(change.reversed.only([Self.id(3)]), overwriting: [Self.id(3): [.text("theirs")]])
         #expect(forced.changedSince.isEmpty)
         #expect(forced.applied.records[Self.id(3)] == BulkChange.Sides(before: [.text("theirs")], after: [.text("r3")]))
         rows = try Self.rows(fixture.path)
@@ -183,6 +190,53 @@ struct BulkEditTests {
         #expect(try view.record(for: Self.id(3))?["b"] == .text("r3"))
     }
 
+    @Test func anOverwriteLeavesARecordChangedAgainAfterTheQuestion() throws {
+        let fixture = try Self.fixture()
+        let change = try fixture.container.bulkSet(table: "t", column: "b", to: .text("x"), where: .compare("id", .lessOrEqual, .integer(2)))
+        try Self.outside(fixture.path, "UPDATE t SET b = 'theirs' WHERE id <= 2")
+        let undo = try fixture.container.apply(change.reversed)
+        #expect(Set(undo.changedSince.keys) == [Self.id(1), Self.id(2)])
+        // Asked about both; record 2 changes again before the answer.
+        try Self.outside(fixture.path, "UPDATE t SET b = 'again' WHERE id = 2")
+        let forced = try fixture.container.apply(change.reversed.only(undo.changedSince.keys), overwriting: undo.changedSince)
+        #expect(Set(forced.applied.records.keys) == [Self.id(1)])
+        #expect(forced.changedSince == [Self.id(2): [.text("again")]])
+        #expect(try Self.rows(fixture.path)[2]?[1] == .text("again"), "what the person did not see is not overwritten")
+        #expect(try Self.rows(fixture.path)[1]?[1] == .text("r1"))
+    }
+
+    @Test func anUndoneDeleteOfATreeComesBackWhateverTheOrder() throws {
+        let fixture = try PeopleFixture(schema: """
+            CREATE TABLE nodes (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES nodes(id));
+            WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 40) INSERT INTO nodes SELECT i, nullif(i - 1, 0) FROM c;
+            """)
+        let change = try fixture.container.bulkDelete(from: "nodes", where: .compare("id", .greaterOrEqual, .integer(2)))
+        #expect(change.count == 39)
+        // Children and parents come back in the dictionary's order, checked at the commit.
+        let undo = try fixture.container.apply(change.reversed)
+        #expect(undo.changedSince.isEmpty)
+        #expect(try fixture.disk("SELECT count(*) FROM nodes WHERE parent = id - 1") == .integer(39))
+        // And go again (a redo), children before or after their parents.
+        let redo = try fixture.container.apply(undo.applied.reversed)
+        #expect(redo.applied.count == 39)
+        #expect(try fixture.disk("SELECT count(*) FROM nodes") == .integer(1))
+    }
+
+    @Test func whatATriggerWritesDuringAnUndoIsInTheEvent() throws {
+        let fixture = try PeopleFixture(schema: Self.schema + """
+            CREATE TABLE audit (n INTEGER PRIMARY KEY, what TEXT);
+            CREATE TRIGGER t_audit AFTER UPDATE OF b ON t BEGIN INSERT INTO audit (what) VALUES (new.b); END;
+            INSERT INTO t VALUES (1, 1, 'r1', 1), (2, 2, 'r2', 1);
+            """)
+        let change = try fixture.container.bulkSet(table: "t", column: "b", to: .text("x"), where: .sql("1", arguments: []))
+        let recorder = EventRecorder(fixture.container)
+        _ = try fixture.container.apply(change.reversed)
+        let events = try recorder.eventsBefore { try fixture.container.batchUpdate(table: "t", set: ["a": .integer(5)], where: .compare("id", .equal, .integer(1))) }
+        let inserted = events.first?.inserted ?? []
+        #expect(inserted.contains(ObjectID(table: "audit", rowid: 3)) && inserted.contains(ObjectID(table: "audit", rowid: 4)), "\(events)")
+        #expect(events.first?.updated == [Self.id(1), Self.id(2)], "\(events)")
+    }
+
     /// Random bulk sets and deletes, undos and redos, and another connection's writes between
     /// them, against a model of the table: after every step the file must hold what the model
     /// holds, and an undo or redo must leave alone exactly the records the model says changed.
@@ -224,7 +278,8 @@ struct BulkEditTests {
                     var applied = result.applied
                     if !expectedLeft.isEmpty, random.next(below: 2) == 0 {
                         let lost = Set(expectedLeft.filter { change.kind != .delete && held($0, change) == nil })
-                        let forced = try fixture.container.apply(change.only(expectedLeft), overwriting: expectedLeft)
+                        let seen = Dictionary(uniqueKeysWithValues: expectedLeft.map { ($0, held($0, change)) })
+                        let forced = try fixture.container.apply(change.only(expectedLeft), overwriting: seen)
                         #expect(Set(forced.changedSince.keys) == lost, "\(context): only records deleted since a :set are left")
                         for (id, sides) in forced.applied.records {
                             #expect(sides.before == held(id, change), "\(context)")

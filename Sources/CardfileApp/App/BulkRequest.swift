@@ -4,11 +4,13 @@ import Foundation
 /// A bulk edit asked for in a list (`:set`, `:delete`, Alt-U, Alt-R), ready to run off the loop.
 struct BulkRequest: Sendable {
     enum Work: Sendable {
-        case set(column: String, value: Value, where: CardfileStore.Predicate)
-        case delete(where: CardfileStore.Predicate)
-        /// Undo (`isUndo`) or redo: `change` written over the records unchanged since, and over
-        /// `overwriting` (records changed since that the person chose to overwrite).
-        case apply(BulkChange, overwriting: Set<ObjectID>)
+        /// `:set` on the records `marks` mark (the marked ones, or the selected one).
+        case set(column: String, value: Value, marks: MarkSet)
+        case delete(marks: MarkSet)
+        /// Undo (`isUndo`) or redo: `change` written over the records unchanged since. With
+        /// `overwriting`, only over those records, each still holding what it held when the
+        /// person chose to overwrite it.
+        case apply(BulkChange, overwriting: [ObjectID: [Value]?])
     }
 
     let table: String
@@ -17,30 +19,39 @@ struct BulkRequest: Sendable {
     let activity: String
     /// How many records it is expected to read (the progress's whole), when known.
     let expected: Int?
-    /// The marks it was made on (they become the records written).
-    let marks: UUID?
+    /// The list's marks it was made on, and their version then: they become the records
+    /// written, unless they were changed meanwhile.
+    var marks: (id: UUID, version: Int)?
+    /// For an overwrite: the undo or redo it completes made a history entry to add to (false:
+    /// it wrote nothing, so the overwrite makes its own).
+    var extendsLastEntry = false
 
     /// Runs the work (any thread), calling `progress` with the records read so far. What the
-    /// loop will keep of it (the reverse, the marks) is made here too: over 100,000 records
-    /// that is tens of milliseconds the loop must not spend.
+    /// loop keeps of it (the reverse, the marks, the records to offer to overwrite) is made
+    /// here too, as are the marks' conditions: over 100,000 records each is tens of
+    /// milliseconds the loop must not spend.
     func run(on container: Container, progress: (Int) -> Void) throws(StoreError) -> BulkOutcome {
         let application: BulkApplication
+        guard let schema = container.schema.table(named: table) else { throw StoreError.noSuchTable(table) }
         switch work {
-        case .set(let column, let value, let predicate):
-            let change = try container.bulkSet(table: table, column: column, to: value, where: predicate, progress: progress)
+        case .set(let column, let value, let marks):
+            let change = try container.bulkSet(table: table, column: column, to: value, where: marks.predicate(for: schema), progress: progress)
             application = BulkApplication(applied: change, changedSince: [:])
-        case .delete(let predicate):
-            let change = try container.bulkDelete(from: table, where: predicate, progress: progress)
+        case .delete(let marks):
+            let change = try container.bulkDelete(from: table, where: marks.predicate(for: schema), progress: progress)
             application = BulkApplication(applied: change, changedSince: [:])
         case .apply(let change, let overwriting):
-            application = try container.apply(change, overwriting: overwriting, progress: progress)
+            let narrowed = overwriting.isEmpty ? change : change.only(overwriting.keys)
+            application = try container.apply(narrowed, overwriting: overwriting, progress: progress)
         }
         var written: MarkSet?
-        if case .set = work, marks != nil {
+        if case .set = work, marks != nil, MarkSet.canName(application.applied.records.keys, in: schema) {
             written = MarkSet()
             written?.replace(withKeysOf: application.applied.records)
         }
-        return BulkOutcome(application: application, reverse: application.applied.reversed, written: written)
+        // What can be overwritten of what changed since: not a record a `:set` lost.
+        let offered = application.applied.kind == .delete ? application.changedSince : application.changedSince.filter { $0.value != nil }
+        return BulkOutcome(application: application, reverse: application.applied.reversed, written: written, offered: offered)
     }
 }
 
@@ -49,8 +60,11 @@ struct BulkOutcome: Sendable {
     let application: BulkApplication
     /// What undoes the part written (or, after an undo, redoes it).
     let reverse: BulkChange
-    /// After `:set` on marks: marks naming exactly the records written.
+    /// After `:set` on marks: marks naming exactly the records written (nil when they cannot
+    /// be named, as a hundred thousand blob keys cannot).
     let written: MarkSet?
+    /// The records changed since that can be overwritten, with what they hold now.
+    let offered: [ObjectID: [Value]?]
 }
 
 /// The bulk edit running now.

@@ -76,22 +76,38 @@ extension CardfileApp {
     static let copiedRecordsAtMost = 10_000
 
     /// `Y` / Alt-Y with marks: the marked records, one line each (tab-separated values or
-    /// JSON), in the order of their keys, the list's columns.
+    /// JSON), in the order of their keys, the list's columns. Read off the loop (finding them
+    /// may scan the table); the copy is made when they come back.
     private func copyMarked(_ list: ListScreen, json: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
-        let names = list.columns.map(\.name)
-        let rows: [[Value]]
-        do {
-            rows = try container.records(marked: list.marks.rules, table: list.table.name, columns: names, limit: Self.copiedRecordsAtMost + 1)
-        } catch {
+        let marks = list.marks
+        if let count = marks.count, count > Self.copiedRecordsAtMost {
+            show("\(ValueText.count(count)) records are marked: too many to copy (\(ValueText.count(Self.copiedRecordsAtMost)) at most). x exports them to a file.", role: .warning, now: now)
+            return []
+        }
+        let (names, rules, table, container) = (list.columns.map(\.name), marks.rules, list.table.name, self.container)
+        errands.run(slow: true) {
+            let rows = Result { () throws(StoreError) -> [[Value]] in
+                try container.records(marked: rules, table: table, columns: names, limit: Self.copiedRecordsAtMost + 1)
+            }
+            return .markedRecords(columns: names, json: json, rows)
+        }
+        return []
+    }
+
+    /// The marked records came back for `Y`: copied, unless there are too many.
+    func copy(marked rows: Result<[[Value]], StoreError>, columns names: [String], json: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
+        switch rows {
+        case .failure(let error):
             show(error.message(notDone: "Not copied"), role: .error, now: now)
             return []
+        case .success(let rows):
+            guard rows.count <= Self.copiedRecordsAtMost else {
+                show("More than \(ValueText.count(Self.copiedRecordsAtMost)) records are marked: too many to copy. x exports them to a file.", role: .warning, now: now)
+                return []
+            }
+            let text = rows.map { json ? RecordText.json(columns: names, values: $0) : RecordText.tsv($0) }.joined(separator: "\n")
+            return copy(text, saying: "Copied \(CardfileApp.records(rows.count)) as \(json ? "JSON lines" : "tab-separated values")", now: now)
         }
-        guard rows.count <= Self.copiedRecordsAtMost else {
-            show("More than \(ValueText.count(Self.copiedRecordsAtMost)) records are marked: too many to copy. x exports them to a file.", role: .warning, now: now)
-            return []
-        }
-        let text = rows.map { json ? RecordText.json(columns: names, values: $0) : RecordText.tsv($0) }.joined(separator: "\n")
-        return copy(text, saying: "Copied \(CardfileApp.records(rows.count)) as \(json ? "JSON lines" : "tab-separated values")", now: now)
     }
 
     private func selectedRow(of list: ListScreen) -> (columns: [String], values: [Value])? {

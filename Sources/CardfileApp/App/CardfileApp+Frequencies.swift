@@ -6,19 +6,23 @@ import Foundation
 /// when there are any), counted off the loop; Enter filters the list to a value.
 extension CardfileApp {
     func countValuesOfFocusedColumn(of list: ListScreen, now: ContinuousClock.Instant) {
-        guard let (column, predicate, scope) = describedRows(of: list, now: now) else { return }
+        guard let rows = describedRows(of: list, now: now) else { return }
+        let (column, scope) = (rows.column, rows.scope)
         show("Counting the values of \(column) over \(scope)…", role: .muted, now: now)
-        let (table, container) = (list.table.name, self.container)
+        let (table, schema, container) = (list.table.name, list.table, self.container)
         let errands = self.errands
         errands.run(slow: true) {
-            let result = Result { () throws(StoreError) -> ColumnFrequencies in try container.frequencies(of: column, table: table, where: predicate) }
+            let predicate = Result { () throws(StoreError) -> CardfileStore.Predicate? in try rows.predicate(for: schema) }
+            let result = Result { () throws(StoreError) -> ColumnFrequencies in
+                try container.frequencies(of: column, table: table, where: predicate.get())
+            }
             // The table first; when values were left out, their number follows (a second
             // GROUP BY, as long again over a million distinct values).
             guard case .success(let frequencies) = result, frequencies.distinct == nil else {
                 return .frequencies(table: table, column: column, scope: scope, result)
             }
             errands.report(.frequencies(table: table, column: column, scope: scope, result))
-            return .distinctValues(table: table, column: column, count: try? container.distinctValues(of: column, table: table, where: predicate))
+            return .distinctValues(table: table, column: column, count: try? container.distinctValues(of: column, table: table, where: predicate.get()))
         }
     }
 

@@ -129,6 +129,11 @@ extension CardfileApp {
     /// export the person agreed to stop is stopped first: this returns at once, and the quit
     /// goes on when it has ended (``stopTransferThenQuit(force:now:)``).
     func quit(force: Bool, now: ContinuousClock.Instant) -> [AppCommand] {
+        // A bulk edit is one transaction: quitting now would leave nothing of it (:q! does).
+        if let bulk, !force {
+            show("Wait until \(bulk.request.activity) is done: quitting now would undo it (:q! quits anyway).", role: .warning, now: now)
+            return []
+        }
         if let running = transfer, running.quitting != nil {
             if force { transfer?.quitting?.force = true }
             show("Quitting once \(running.job.activity) stops (\(running.job.isImport ? "a batch" : "a chunk") at most)…", role: .accent, now: now)

@@ -203,6 +203,8 @@ public final class CardfileApp {
                 show(frequencies: result, table: table, column: column, scope: scope, now: now)
             case .distinctValues(let table, let column, let count):
                 take(distinctValues: count, table: table, column: column)
+            case .markedRecords(let columns, let json, let rows):
+                return copy(marked: rows, columns: columns, json: json, now: now)
             case .bulkProgress(let read):
                 bulk?.read = read
             case .bulkDone(let request, let result):

@@ -20,8 +20,11 @@ struct FrequencyPanel {
         self.frequencies = frequencies
     }
 
+    /// The chosen value; none when the table is empty. (Not `? … : nil`: `Value` takes `nil`
+    /// as its NULL, so that read an empty table's choice as NULL, found by the monkey test.)
     var selectedValue: Value? {
-        frequencies.values.indices.contains(selected) ? frequencies.values[selected].value : nil
+        guard frequencies.values.indices.contains(selected) else { return Optional<Value>.none }
+        return frequencies.values[selected].value
     }
 
     /// The box over `area`: most of the screen, less a margin.

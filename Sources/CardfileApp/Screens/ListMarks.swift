@@ -20,7 +20,7 @@ struct ListMarks {
     private var lookedUp: (window: UInt64, rules: Int, refreshes: UInt64)?
     /// Counts the changes of the rules: the same rules again (marked, cleared, marked again)
     /// are a change too, since what the screen shows was cleared between.
-    private var rulesVersion = 0
+    private(set) var rulesVersion = 0
     /// How many records the rules mark, once counted; nil while a count is due or running.
     var count: Int? { counted?.count }
     /// The last count, with the sum and mean of ``summedColumn``'s numbers when it has one.
@@ -33,6 +33,8 @@ struct ListMarks {
     private(set) var countIsDue = false
     /// True while a count runs: the next waits for it, so counts never pile up.
     private(set) var countIsRunning = false
+    /// The last count asked for failed.
+    private(set) var countFailed = false
     /// The list's data reads (``LiveQuery/refreshes``) the count was made after.
     private var countedAfter: UInt64 = 0
 
@@ -115,14 +117,18 @@ struct ListMarks {
     /// data were asked about since.
     mutating func take(count: MarkedCount?, token: Int) {
         countIsRunning = false
-        guard let count else { return countIsDue = !rules.isEmpty }
+        // A failed count is asked again when the data or the rules change, not at once (a
+        // count that always fails would scan the table on every wake-up).
+        guard let count else { return countFailed = token == countToken }
         guard token == countToken else { return }
         counted = count
+        countFailed = false
     }
 
     /// The status bar's words: `3 marked`, or that they are being counted.
     var statusText: String? {
         guard !rules.isEmpty else { return nil }
+        if countFailed, count == nil { return "marks not counted" }
         return count.map { "\(ValueText.count($0)) marked" } ?? "counting marks…"
     }
 
@@ -131,7 +137,7 @@ struct ListMarks {
     var summaryText: String? {
         guard !rules.isEmpty, let summedColumn, let counted, counted.sum != .null, let mean = counted.mean else { return nil }
         let sum: String = switch counted.sum {
-        case .integer(let int): (int < 0 ? "-" : "") + ValueText.count(Int(int.magnitude))
+        case .integer(let int): (int < 0 ? "-" : "") + ValueText.count(Int(clamping: int.magnitude))
         case .real(let double): String(format: "%.10g", double)
         default: counted.sum.description
         }

@@ -32,14 +32,20 @@ struct BulkHistory {
     mutating func takeRedo(table: String) -> BulkChange? { redos[Self.key(table)]?.popLast() }
 
     /// Adds records to the last redo (or undo) of the table: what a confirmed overwrite of
-    /// records changed since also wrote.
+    /// records changed since also wrote. When that entry is not the same kind of change (the
+    /// part written first made none), `change` becomes an entry of its own.
     mutating func extendLast(with change: BulkChange, redo: Bool) {
+        // (Taken out, so the entry's records are not copied to be merged into.)
+        var stacks = redo ? redos : undos
+        if redo { redos = [:] } else { undos = [:] }
         let key = Self.key(change.table)
-        func extend(_ stack: inout [BulkChange]?) {
-            guard let last = stack?.indices.last else { return }
-            stack![last].records.merge(change.records) { _, new in new }
+        if let last = stacks[key]?.indices.last, stacks[key]![last].kind == change.kind, stacks[key]![last].columns == change.columns,
+           stacks[key]![last].isUndo == change.isUndo {
+            stacks[key]![last].records.merge(change.records) { _, new in new }
+        } else {
+            Self.push(change, onto: &stacks)
         }
-        if redo { extend(&redos[key]) } else { extend(&undos[key]) }
+        if redo { redos = stacks } else { undos = stacks }
     }
 
     private static func push(_ change: BulkChange, onto stacks: inout [String: [BulkChange]]) {

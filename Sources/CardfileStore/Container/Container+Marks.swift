@@ -5,7 +5,8 @@ public struct MarkedCount: Sendable, Equatable {
     public var count: Int
     /// How many of them hold a number in the column summed.
     public var numbers = 0
-    /// The sum of those numbers (an integer when they all are and it fits; SQLite's `sum`).
+    /// The sum of those numbers: an integer when they all are and it is exact, else a real
+    /// (SQLite's `total`, which never fails on an overflow).
     public var sum: Value = .null
     public var mean: Double?
 
@@ -33,7 +34,8 @@ extension Container {
             guard let found = entity.table.column(named: column) else { throw StoreError.noSuchField(table: entity.name, field: column) }
             let c = found.name.quotedIdentifier
             let number = "CASE WHEN typeof(\(c)) IN ('integer', 'real') THEN \(c) END"
-            measures += ", count(\(number)), sum(\(number)), avg(\(number))"
+            // total(), not sum(): sum() fails on an integer overflow (nanosecond timestamps).
+            measures += ", count(\(number)), total(\(number)), avg(\(number)), coalesce(sum(typeof(\(c)) = 'real'), 0)"
         }
         return try storeErrors(path: core.path) {
             try core.read { db in
@@ -42,7 +44,16 @@ extension Container {
                 var counted = MarkedCount(count: row[0])
                 if column != nil {
                     counted.numbers = row[1]
-                    counted.sum = Value(row[2] as DatabaseValue)
+                    let total: Double = row[2]
+                    let reals: Int = row[4]
+                    // Whole numbers only, and exact in a double: said as an integer.
+                    if counted.numbers == 0 {
+                        counted.sum = .null
+                    } else if reals == 0, total.magnitude < 9_007_199_254_740_992, let whole = Int64(exactly: total) {
+                        counted.sum = .integer(whole)
+                    } else {
+                        counted.sum = .real(total)
+                    }
                     counted.mean = row[3]
                 }
                 return counted

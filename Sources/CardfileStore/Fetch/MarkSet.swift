@@ -53,6 +53,12 @@ public struct MarkSet: Hashable, Sendable {
         rules = [.records(Dictionary(ids.map { ($0, true) }, uniquingKeysWith: { first, _ in first }))]
     }
 
+    /// True when a record rule can name all of `ids`: as one JSON argument, or within
+    /// SQLite's limit of 32,766 bound values (keys holding blobs cannot go as JSON).
+    public static func canName(_ ids: some Collection<ObjectID>, in table: TableSchema) -> Bool {
+        table.keySetSQL(ids.compactMap(\.primaryKeyValues)).arguments.count <= 32_766
+    }
+
     /// Marks exactly the keys of `records`. (Faster than from a sequence: the dictionary's
     /// table is kept, not every key hashed again; 100,000 records took 73 ms the other way.)
     public mutating func replace<T>(withKeysOf records: [ObjectID: T]) {
