@@ -48,4 +48,14 @@ struct KeySetTests {
             try queue.close()
         }
     }
+
+    @Test func recordsWithBlobKeysAreNamedOnlyWithinTheLimitOfBoundValues() throws {
+        let table = TableSchema(name: "b", columns: [ColumnDescription(name: "k", declaredType: "BLOB")], primaryKey: .withoutRowid(["k"]))
+        let blobs = (0..<40_000).map { ObjectID(table: "b", primaryKey: [.blob(Data([UInt8($0 % 256), UInt8($0 / 256)]))]) }
+        #expect(MarkSet.canName(blobs.prefix(30_000), in: table))
+        #expect(!MarkSet.canName(blobs, in: table), "40,000 blobs would be 40,000 bound values")
+        let texts = (0..<40_000).map { ObjectID(table: "b", primaryKey: [.text("k\($0)")]) }
+        #expect(MarkSet.canName(texts, in: table))
+        #expect(table.keySetSQL(texts.compactMap(\.primaryKeyValues)).arguments.count == 1)
+    }
 }

@@ -56,7 +56,18 @@ public struct MarkSet: Hashable, Sendable {
     /// True when a record rule can name all of `ids`: as one JSON argument, or within
     /// SQLite's limit of 32,766 bound values (keys holding blobs cannot go as JSON).
     public static func canName(_ ids: some Collection<ObjectID>, in table: TableSchema) -> Bool {
-        table.keySetSQL(ids.compactMap(\.primaryKeyValues)).arguments.count <= 32_766
+        let width = max(1, table.primaryKey.keyExpressions.count)
+        if ids.count * width <= 32_766 { return true }
+        // Beyond the limit, as JSON: every key must be one JSON carries exactly.
+        return ids.allSatisfy { id in
+            id.primaryKeyValues?.allSatisfy { value in
+                switch value {
+                case .integer, .text: return true
+                case .real(let double): return double.isFinite
+                case .null, .blob: return false
+                }
+            } ?? false
+        }
     }
 
     /// Marks exactly the keys of `records`. (Faster than from a sequence: the dictionary's
