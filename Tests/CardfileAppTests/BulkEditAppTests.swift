@@ -156,6 +156,10 @@ struct BulkEditAppTests {
         }
         key(.char("y"))
         #expect(harness.app.bulk != nil, "the edit is running")
+        // Quitting meanwhile is refused: the edit would be lost.
+        key(.control("q"))
+        #expect(harness.app.isRunning)
+        #expect(harness.app.notice?.text.contains("Wait until setting name is done") == true, "\(harness.app.notice?.text ?? "")")
         key(KeyEvent(.enter))                                                       // Ada's form
         for character in " edited" { key(KeyEvent(.character(character))) }
         #expect(harness.app.form?.fields.first { $0.name == "name" }?.text == "Ada edited")

@@ -52,9 +52,13 @@ extension CardfileApp {
     func refreshMarks(of list: ListScreen) {
         guard !list.marks.isEmpty else { return }
         list.marks.note(refreshes: list.live.refreshes)
-        // The focused column is summed when it holds numbers by its type.
+        // The focused column is summed when it holds numbers by its type and is not the key
+        // (a sum of ids says nothing).
         let focused = list.columns.indices.contains(list.focusedColumn) ? list.columns[list.focusedColumn] : nil
-        let numeric = focused.flatMap { list.table.column(named: $0.name) }.map { [.integer, .real, .numeric].contains($0.affinity) } ?? false
+        let keys = Set(list.table.primaryKey.columnNames.map { $0.lowercased() })
+        let numeric = focused.flatMap { list.table.column(named: $0.name) }.map {
+            [.integer, .real, .numeric].contains($0.affinity) && !keys.contains($0.name.lowercased())
+        } ?? false
         list.marks.note(summing: numeric ? focused?.name : nil)
         if list.marks.needsLookUp(window: list.live.windowVersion) {
             let found = try? container.marked(list.marks.rules, table: list.table.name, among: list.live.window.rows.map(\.id))
