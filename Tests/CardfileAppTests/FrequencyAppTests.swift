@@ -98,6 +98,21 @@ struct FrequencyAppTests {
         #expect(Self.panel(harness)?.selected == 999)
     }
 
+    @Test func aTableCountedForRowsTheListNoLongerShowsIsNotShown() throws {
+        let harness = try AppHarness(schema: Self.schema)
+        try Self.focus("colour", harness)
+        // F, then a filter typed before its result is taken (keys straight to the app; the
+        // inbox is read when the harness settles).
+        for key in [KeyEvent.char("F"), .char("/")] + "id > 3".map { KeyEvent(.character($0)) } + [KeyEvent(.enter)] {
+            _ = harness.app.update(.event(.key(key)))
+        }
+        try harness.settle()
+        #expect(Self.panel(harness) == nil, "\(harness.screen)")
+        #expect(harness.messageLine.contains("The list changed while the values of colour were counted: F counts them again."), "\(harness.messageLine)")
+        try harness.press(.char("F"))
+        #expect(Self.panel(harness)?.frequencies.rows == 4)
+    }
+
     @Test func anEmptyTableHasNoValueToFilterTo() throws {
         let harness = try AppHarness(schema: "CREATE TABLE paints (id INTEGER PRIMARY KEY, colour TEXT);")
         try Self.focus("colour", harness)

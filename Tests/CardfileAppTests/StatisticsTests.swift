@@ -52,4 +52,14 @@ struct StatisticsTests {
         #expect(harness.screen.contains("Empty text     1 (25.0%)"))
         #expect(harness.screen.contains("Minimum        “”") && harness.screen.contains("Maximum        line one␊line two"), "\(harness.screen)")
     }
+
+    @Test func statisticsOfRowsTheListNoLongerShowsAreNotShown() throws {
+        let harness = try AppHarness()
+        for key in [KeyEvent.char("I"), .char("/")] + "age > 30".map { KeyEvent(.character($0)) } + [KeyEvent(.enter)] {
+            _ = harness.app.update(.event(.key(key)))
+        }
+        try harness.settle()
+        #expect(!harness.screen.contains("id in cards"), "\(harness.screen)")
+        #expect(harness.messageLine.contains("The list changed while id was described: I describes it again."), "\(harness.messageLine)")
+    }
 }

@@ -19,21 +19,25 @@ extension CardfileApp {
             // The table first; when values were left out, their number follows (a second
             // GROUP BY, as long again over a million distinct values).
             guard case .success(let frequencies) = result, frequencies.distinct == nil else {
-                return .frequencies(table: table, column: column, scope: scope, result)
+                return .frequencies(table: table, column: column, scope: scope, fingerprint: rows.fingerprint, result)
             }
-            errands.report(.frequencies(table: table, column: column, scope: scope, result))
+            errands.report(.frequencies(table: table, column: column, scope: scope, fingerprint: rows.fingerprint, result))
             return .distinctValues(table: table, column: column, count: try? container.distinctValues(of: column, table: table, where: predicate.get()))
         }
     }
 
     /// Shows a finished frequency table over the list it was made for (unless something else
     /// was opened meanwhile).
-    func show(frequencies result: Result<ColumnFrequencies, StoreError>, table: String, column: String, scope: String, now: ContinuousClock.Instant) {
+    func show(frequencies result: Result<ColumnFrequencies, StoreError>, table: String, column: String, scope: String, fingerprint: String,
+              now: ContinuousClock.Instant) {
         switch result {
         case .failure(let error):
             show(error.message(notDone: "Not counted"), role: .error, now: now)
         case .success(let frequencies):
-            guard overlay == nil, list?.table.name == table, form == nil else {
+            guard let list, Self.rowsFingerprint(of: list) == fingerprint else {
+                return show("The list changed while the values of \(column) were counted: F counts them again.", role: .warning, now: now)
+            }
+            guard overlay == nil, form == nil else {
                 return show("The frequency table of \(column) is ready: F shows it again.", now: now)
             }
             overlay = .frequencies(FrequencyPanel(table: table, column: column, scope: scope, frequencies: frequencies))

@@ -18,7 +18,14 @@ extension CardfileApp {
             return nil
         }
         let scope = !list.marks.isEmpty ? Self.markedScope : list.spec.filter.isEmpty ? "every record" : "the records the filter shows"
-        return DescribedRows(column: list.columns[list.focusedColumn].name, filter: filter, marks: list.marks.rules, scope: scope)
+        return DescribedRows(column: list.columns[list.focusedColumn].name, filter: filter, marks: list.marks.rules, scope: scope,
+                             fingerprint: Self.rowsFingerprint(of: list))
+    }
+
+    /// What names the rows a list shows, for `I` and `F`: its table, filter and marks. A
+    /// result made for another fingerprint describes rows the list no longer shows.
+    static func rowsFingerprint(of list: ListScreen) -> String {
+        [list.table.name, list.spec.filter, list.marks.id.uuidString, String(list.marks.rulesVersion)].joined(separator: "\u{0}")
     }
 
     /// The rows `I` and `F` describe. The marks' condition is built with the errand, off the
@@ -29,6 +36,8 @@ extension CardfileApp {
         let marks: MarkSet
         /// Over which rows, in words.
         let scope: String
+        /// ``rowsFingerprint(of:)`` when asked.
+        let fingerprint: String
 
         func predicate(for table: TableSchema) throws(StoreError) -> CardfileStore.Predicate? {
             var parts: [CardfileStore.Predicate] = filter.map { [$0] } ?? []
@@ -49,16 +58,20 @@ extension CardfileApp {
             let result = Result { () throws(StoreError) -> ColumnStatistics in
                 try container.statistics(of: column, table: table, where: rows.predicate(for: schema))
             }
-            return .statistics(table: table, column: column, scope: scope, result)
+            return .statistics(table: table, column: column, scope: scope, fingerprint: rows.fingerprint, result)
         }
     }
 
     /// Shows finished statistics (over the list, unless something else was opened meanwhile).
-    func show(statistics result: Result<ColumnStatistics, StoreError>, table: String, column: String, scope: String, now: ContinuousClock.Instant) {
+    func show(statistics result: Result<ColumnStatistics, StoreError>, table: String, column: String, scope: String, fingerprint: String,
+              now: ContinuousClock.Instant) {
         switch result {
         case .failure(let error):
             show(error.message(notDone: "Not described"), role: .error, now: now)
         case .success(let statistics):
+            guard let list, Self.rowsFingerprint(of: list) == fingerprint else {
+                return show("The list changed while \(column) was described: I describes it again.", role: .warning, now: now)
+            }
             let panel = TextPanel(title: "\(column) in \(table): \(scope)", lines: Self.lines(of: statistics))
             guard overlay == nil else { return show("The statistics of \(column) are ready: I shows them again.", now: now) }
             overlay = .panel(ReadingPanel(panel))

@@ -197,10 +197,10 @@ public final class CardfileApp {
                 show("The column choice holds for now but could not be remembered: \(why)", role: .warning, now: now)
             case .marked(let marks, let count, let token):
                 take(markCount: count, for: marks, token: token)
-            case .statistics(let table, let column, let scope, let result):
-                show(statistics: result, table: table, column: column, scope: scope, now: now)
-            case .frequencies(let table, let column, let scope, let result):
-                show(frequencies: result, table: table, column: column, scope: scope, now: now)
+            case .statistics(let table, let column, let scope, let fingerprint, let result):
+                show(statistics: result, table: table, column: column, scope: scope, fingerprint: fingerprint, now: now)
+            case .frequencies(let table, let column, let scope, let fingerprint, let result):
+                show(frequencies: result, table: table, column: column, scope: scope, fingerprint: fingerprint, now: now)
             case .distinctValues(let table, let column, let count):
                 take(distinctValues: count, table: table, column: column)
             case .markedRecords(let columns, let json, let rows):

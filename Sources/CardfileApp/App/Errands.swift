@@ -92,9 +92,9 @@ public struct ErrandResult: Sendable {
         /// nil when the count failed.
         case marked(marks: UUID, count: MarkedCount?, token: Int)
         /// A column's statistics (`I`) over `scope`, in words.
-        case statistics(table: String, column: String, scope: String, Result<ColumnStatistics, StoreError>)
+        case statistics(table: String, column: String, scope: String, fingerprint: String, Result<ColumnStatistics, StoreError>)
         /// A column's frequency table (`F`) over `scope`, in words.
-        case frequencies(table: String, column: String, scope: String, Result<ColumnFrequencies, StoreError>)
+        case frequencies(table: String, column: String, scope: String, fingerprint: String, Result<ColumnFrequencies, StoreError>)
         /// The number of distinct values of a frequency table that left some out (nil: the
         /// count failed).
         case distinctValues(table: String, column: String, count: Int?)
