@@ -208,6 +208,8 @@ extension CardfileApp {
             askToSet(assignment, now: now)
         case .deleteMarked:
             askToDeleteMarked(now: now)
+        case .schema:
+            describeSchema(now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

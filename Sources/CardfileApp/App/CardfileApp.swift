@@ -205,6 +205,8 @@ public final class CardfileApp {
                 take(distinctValues: count, table: table, column: column)
             case .markedRecords(let columns, let json, let rows):
                 return copy(marked: rows, columns: columns, json: json, now: now)
+            case .tableReport(let result):
+                show(report: result, now: now)
             case .bulkProgress(let read):
                 bulk?.read = read
             case .bulkDone(let request, let result):

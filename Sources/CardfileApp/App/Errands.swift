@@ -100,6 +100,8 @@ public struct ErrandResult: Sendable {
         case distinctValues(table: String, column: String, count: Int?)
         /// The marked records `Y` copies (the list's columns), as TSV or JSON lines.
         case markedRecords(columns: [String], json: Bool, Result<[[Value]], StoreError>)
+        /// A table's report (`:schema`).
+        case tableReport(Result<TableReport, StoreError>)
         /// A bulk edit has read this many records.
         case bulkProgress(read: Int)
         /// A bulk edit ended.

@@ -40,6 +40,8 @@ enum CommandLineCommands {
         case set(String)
         /// `:delete`: the marked records (or the selected one), after a question.
         case deleteMarked
+        /// `:schema`: the table's columns, keys, constraints, indexes, triggers and size.
+        case schema
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -81,6 +83,7 @@ enum CommandLineCommands {
         Command(["unselect"], ":unselect [FILTER]", "unmark the records matching FILTER (alone: every mark)"),
         Command(["set"], ":set COLUMN = VALUE", "write VALUE (a number, 'text' or NULL) to COLUMN of the marked records, or the selected one (Alt-U undoes it)"),
         Command(["delete"], ":delete", "delete the marked records, or the selected one (asks first; Alt-U brings them back)"),
+        Command(["schema"], ":schema", "describe the table: columns, keys, constraints, indexes, triggers, rows and size"),
         Command(["import"], ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options; :import cancel stops it)"),
         Command(["export", "export!"], ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one; :export cancel stops it)"),
         Command(["report"], ":report", "show the last import's or export's report"),
@@ -123,6 +126,8 @@ enum CommandLineCommands {
         case "set":
             let assignment = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
             return assignment.isEmpty ? .problem("Say what to set: :set COLUMN = VALUE (a number, 'text' or NULL).") : .set(assignment)
+        case "schema":
+            return words.count == 1 ? .schema : .problem(":schema takes nothing after it: it describes the list's table (or the one selected).")
         case "delete":
             return words.count == 1 ? .deleteMarked : .problem(":delete takes nothing after it: it deletes the marked records (:select marks them).")
         case "columns", "cols":
