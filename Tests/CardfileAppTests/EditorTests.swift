@@ -490,7 +490,12 @@ final class LockHolder: @unchecked Sendable {
     static let exclusiveAge = 99
 
     init(path: String, exclusive: Bool = false) throws {
-        let queue = try DatabaseQueue(path: path)
+        // Waits for the app's own reads to end (a rollback journal's BEGIN EXCLUSIVE fails at
+        // once while any reader holds the file: the list's background count at open did, on a
+        // loaded machine, and the lock was "not taken within 10 s").
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
         let locked = DispatchSemaphore(value: 0)
         let release = release_
         let done = self.done
