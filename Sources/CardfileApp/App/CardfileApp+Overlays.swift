@@ -45,6 +45,27 @@ extension CardfileApp {
                 return []
             }
             self.overlay = .panel(reading)
+        case .schema(var panel):
+            let area = mainArea
+            let page = max(1, area.height - 4)
+            switch action {
+            case .down?: panel.step(1, in: area)
+            case .up?: panel.step(-1, in: area)
+            case .pageDown?: panel.scrollBy(page, in: area)
+            case .pageUp?: panel.scrollBy(-page, in: area)
+            case .open?:
+                self.overlay = nil
+                if let table = panel.selectedTable { open(table, now: now) }
+                return []
+            case .leave?:
+                self.overlay = nil
+                return []
+            case .quit?:
+                self.overlay = nil
+                return quit(force: false, now: now)
+            default: break
+            }
+            self.overlay = .schema(panel)
         case .frequencies(var panel):
             let area = mainArea
             let page = panel.visibleRows(in: area)
@@ -167,8 +188,8 @@ extension CardfileApp {
     /// prompt and dialog the screen can open, each key listed once.
     func helpKeyMap(over covered: Overlay?) -> KeyMap<AppAction> {
         let opened: [KeyMap<AppAction>] = switch screens.top {
-        case .tables: [KeyMaps.tablesFilter, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading]
-        case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.frequencies]
+        case .tables: [KeyMaps.tablesFilter, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.schema]
+        case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.frequencies, KeyMaps.schema]
         case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict]
         }
         // (The help's own keys too: it scrolls.)

@@ -22,13 +22,16 @@ extension CardfileApp {
         case .success(let report):
             guard overlay == nil else { return show("The schema of \(report.table.name) is ready: :schema shows it again.", now: now) }
             let kind = report.table.isView ? "view" : "table"
-            overlay = .panel(ReadingPanel(TextPanel(title: "The \(kind) \(report.table.name)", lines: Self.lines(of: report))))
+            let (lines, links) = Self.lines(of: report)
+            overlay = .schema(SchemaPanel(title: "The \(kind) \(report.table.name)", lines: lines, links: links))
             notice = nil
         }
     }
 
-    /// The panel's lines: the columns, one a line, then each other part under its heading.
-    static func lines(of report: TableReport) -> [String] {
+    /// The panel's lines: the columns, one a line, then each other part under its heading;
+    /// and the lines that name another table (its foreign keys, and those pointing here).
+    static func lines(of report: TableReport) -> (lines: [String], links: [Int: String]) {
+        var links: [Int: String] = [:]
         let table = report.table
         let keyColumns = Set(table.primaryKey.columnNames.map { $0.lowercased() })
         var lines = ["Columns"]
@@ -49,10 +52,14 @@ extension CardfileApp {
             let name = column.name.padding(toLength: max(width, column.name.count), withPad: " ", startingAt: 0)
             lines.append("  \(name)  \(parts.joined(separator: ", "))")
         }
-        func section(_ title: String, _ items: [String]) {
+        func section(_ title: String, _ items: [String], linking tables: [String] = []) {
             lines.append("")
             lines.append(title)
-            lines += items.isEmpty ? ["  none"] : items.map { "  " + $0 }
+            if items.isEmpty { lines.append("  none") }
+            for (index, item) in items.enumerated() {
+                if tables.indices.contains(index) { links[lines.count] = tables[index] }
+                lines.append("  " + item)
+            }
         }
         let key: String = switch table.primaryKey {
         case .rowidAlias(let column): "\(column) (the rowid)"
@@ -70,10 +77,11 @@ extension CardfileApp {
             if key.onUpdate != .noAction { actions.append("on update \(key.onUpdate.rawValue.lowercased())") }
             return actions.isEmpty ? "" : " (\(actions.joined(separator: ", ")))"
         }
-        section("Foreign keys", table.foreignKeys.map { key in
+        section("Foreign keys (Enter opens the table)", table.foreignKeys.map { key in
             "\(key.columns.joined(separator: ", ")) → \(key.parentTable)(\(key.parentColumns.map { $0 ?? "its key" }.joined(separator: ", ")))\(action(key))"
-        })
-        section("Referenced by", report.referencedBy.map { "\($0.table).\($0.key.columns.joined(separator: ", "))\(action($0.key))" })
+        }, linking: table.foreignKeys.map(\.parentTable))
+        section("Referenced by", report.referencedBy.map { "\($0.table).\($0.key.columns.joined(separator: ", "))\(action($0.key))" },
+                linking: report.referencedBy.map(\.table))
         section("Indexes", table.indexes.map { index in
             let columns = index.columns.map { ($0.name ?? "an expression") + ($0.isDescending ? " desc" : "") }.joined(separator: ", ")
             return "\(index.name) (\(columns))\(index.isUnique ? ", unique" : "")\(index.isPartial ? ", partial" : "")"
@@ -88,7 +96,17 @@ extension CardfileApp {
             lines.append("On disk  \(Self.size(bytes)) (the table and its indexes)")
         }
         // (Names, defaults and SQL are the file's: their control characters are shown, not sent.)
-        return lines.map { TerminalText.visible($0) }
+        return (lines.map { TerminalText.visible($0) }, links)
+    }
+
+    /// Enter on a line of `:schema` naming a table: its list, over the screen it was opened on.
+    func open(_ name: String, now: ContinuousClock.Instant) {
+        guard let table = container.schema.table(named: name) else { return show("There is no table \(name).", role: .warning, now: now) }
+        do {
+            try openList(table)
+        } catch {
+            show(error.message, role: .error, now: now)
+        }
     }
 
     /// `12 KiB`, `3.4 MiB`.

@@ -47,6 +47,10 @@ extension CardfileApp {
             reading.panel.render(in: main, buffer: &buffer)
             drawMessage("↑ ↓ PgUp PgDn scroll; any other key closes.", role: .muted, in: messageLine, buffer: &buffer)
             return nil
+        case .schema(let panel)?:
+            panel.render(in: main, buffer: &buffer)
+            drawMessage(notice?.text ?? "↑ ↓ choose a table · Enter opens it · PgUp PgDn scroll · Esc closes", role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)
+            return nil
         case .frequencies(let panel)?:
             panel.render(in: main, buffer: &buffer)
             drawMessage(notice?.text ?? "↑ ↓ choose a value · Enter filters the list to it · Esc goes back", role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)

@@ -168,6 +168,16 @@ public enum KeyMaps {
         KeyBinding([KeyEvent(.escape), .char("q")], .leave, help: "Back to the list", section: "Frequency table"),
     ] + anywhere)
 
+    /// A table's schema (`:schema`).
+    public static let schema = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous line naming a table", section: "Schema"),
+        KeyBinding([KeyEvent(.down), .char("j")], .down, help: "Next line naming a table", section: "Schema"),
+        KeyBinding([KeyEvent(.pageUp)], .pageUp, help: "Scroll up a page", section: "Schema"),
+        KeyBinding([KeyEvent(.pageDown)], .pageDown, help: "Scroll down a page", section: "Schema"),
+        KeyBinding([KeyEvent(.enter)], .open, help: "Open the table the line names", section: "Schema"),
+        KeyBinding([KeyEvent(.escape), .char("q")], .leave, help: "Close", section: "Schema"),
+    ] + anywhere)
+
     /// The conflict dialog: a save met changes made elsewhere.
     public static let conflict = KeyMap<AppAction>([
         KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous field changed on both sides", section: "Conflict"),
@@ -185,7 +195,7 @@ public enum KeyMaps {
     /// Every map with its title, for the README and `cardfile keys`.
     public static let all: [(title: String, map: KeyMap<AppAction>)] = [
         ("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict),
-        ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading), ("Frequency table", frequencies),
+        ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading), ("Frequency table", frequencies), ("Schema", schema),
     ]
 
     /// The README's key tables: one Markdown table per screen, then the `:` commands.

@@ -19,6 +19,8 @@ indirect enum Overlay {
     case conflict(ConflictDialog)
     /// A column's frequency table (`F`).
     case frequencies(FrequencyPanel)
+    /// A table's schema (`:schema`).
+    case schema(SchemaPanel)
 
     /// The keys this overlay answers to.
     var keyMap: KeyMap<AppAction> {
@@ -30,6 +32,7 @@ indirect enum Overlay {
         case .find: KeyMaps.find
         case .conflict: KeyMaps.conflict
         case .frequencies: KeyMaps.frequencies
+        case .schema: KeyMaps.schema
         }
     }
 }
