@@ -48,6 +48,8 @@ struct SchemaViewTests {
         // Enter on the foreign key opens the table it points at; q comes back.
         try harness.command("schema")
         try harness.press(KeyEvent(.enter))
+        #expect(harness.messageLine.contains("↓ chooses a line naming a table"), "nothing chosen yet: \(harness.messageLine)")
+        try harness.press(KeyEvent(.down), KeyEvent(.enter))
         #expect(harness.statusLine.contains("authors") && harness.screen.contains("Le Guin"), "\(harness.screen)")
         try harness.press(.char("q"))
         #expect(harness.statusLine.contains("books"), "\(harness.statusLine)")
@@ -61,9 +63,11 @@ struct SchemaViewTests {
         #expect(screen.contains("name  TEXT, affinity text, NOT NULL, COLLATE NOCASE"), "\(screen)")
         #expect(screen.contains("books.author (on delete cascade)"), "\(screen)")
         #expect(screen.contains("Rows     1"), "\(screen)")
-        // The one line naming another table is chosen; Enter opens it.
-        #expect(screen.contains("› books.author"), "\(screen)")
-        try harness.press(KeyEvent(.down), KeyEvent(.enter))
+        // ↓ chooses the one line naming another table; Enter opens it.
+        #expect(!screen.contains("›"), "\(screen)")
+        try harness.press(KeyEvent(.down))
+        #expect(harness.screen.contains("› books.author"), "\(harness.screen)")
+        try harness.press(KeyEvent(.enter))
         #expect(harness.statusLine.contains("books") && harness.screen.contains("300"), "\(harness.screen)")
     }
 }

@@ -54,8 +54,12 @@ extension CardfileApp {
             case .pageDown?: panel.scrollBy(page, in: area)
             case .pageUp?: panel.scrollBy(-page, in: area)
             case .open?:
+                guard let table = panel.selectedTable else {
+                    show(panel.links.isEmpty ? "No other table is named here." : "↓ chooses a line naming a table; Enter opens it.", role: .muted, now: now)
+                    break
+                }
                 self.overlay = nil
-                if let table = panel.selectedTable { open(table, now: now) }
+                open(table, now: now)
                 return []
             case .leave?:
                 self.overlay = nil

@@ -8,7 +8,8 @@ struct SchemaPanel {
     let lines: [String]
     /// The lines that name another table, by line index.
     let links: [Int: String]
-    /// The line chosen among ``links``; nil when there is none.
+    /// The line chosen among ``links``; none at first (the panel opens at its top, and a
+    /// line chosen out of sight would open a table the person has not seen named).
     private(set) var selected: Int?
     private(set) var scroll = 0
 
@@ -16,7 +17,6 @@ struct SchemaPanel {
         self.title = title
         self.lines = lines
         self.links = links
-        selected = links.keys.min()
     }
 
     /// The table the chosen line names.
