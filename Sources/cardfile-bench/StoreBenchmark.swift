@@ -106,7 +106,7 @@ struct StoreBenchmark {
         let undoTime = try Measure.time { undone = try container.apply(change!.reversed) }
         table.add("  … its undo (Alt-U), record by record", duration(undoTime) + (undone?.changedSince.isEmpty == false ? " (LEFT SOME)" : ""))
         var written = MarkSet()
-        written.replace(with: change!.records.keys)
+        written.replace(withKeysOf: change!.records)
         var counted = 0
         let countTime = try Measure.time { counted = try container.countMarked(written, table: "items") }
         table.add("  … counting the \(counted.formatted()) records it marks after", duration(countTime))

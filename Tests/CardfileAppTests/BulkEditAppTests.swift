@@ -193,4 +193,19 @@ struct BulkEditAppTests {
         try harness.press(.char("Y"))
         #expect(try FindAndCopyTests.copied(harness) == "1\tAda\t111\t36\tfirst")
     }
+
+    @Test func aReadOnlyFileOrAViewTakesNoBulkEdit() throws {
+        let harness = try AppHarness(readOnly: true)
+        try harness.command("select")
+        try harness.command("set notes = 'x'")
+        #expect(Self.question(harness) == nil)
+        #expect(harness.messageLine.contains("Read-only"), "\(harness.messageLine)")
+        try harness.press(.alt("u"))
+        #expect(harness.messageLine.contains("Read-only"), "\(harness.messageLine)")
+        let views = try AppHarness(schema: AppHarness.cards + "CREATE VIEW adults AS SELECT * FROM cards WHERE age >= 18;",
+                                   options: CardfileApp.Options(table: "adults", autosave: nil))
+        try views.command("set notes = 'x'")
+        #expect(Self.question(views) == nil)
+        #expect(views.messageLine.contains("adults"), "a reason naming the view: \(views.messageLine)")
+    }
 }

@@ -54,10 +54,11 @@ extension CardfileApp {
         list.marks.note(refreshes: list.live.refreshes)
         // The focused column is summed when it holds numbers by its type and is not the key
         // (a sum of ids says nothing).
+        // (Every wake-up with marks: a look-up, nothing built.)
         let focused = list.columns.indices.contains(list.focusedColumn) ? list.columns[list.focusedColumn] : nil
-        let keys = Set(list.table.primaryKey.columnNames.map { $0.lowercased() })
-        let numeric = focused.flatMap { list.table.column(named: $0.name) }.map {
-            [.integer, .real, .numeric].contains($0.affinity) && !keys.contains($0.name.lowercased())
+        let numeric = focused.flatMap { list.table.column(named: $0.name) }.map { column in
+            [.integer, .real, .numeric].contains(column.affinity)
+                && !list.table.primaryKey.columnNames.contains { $0.caseInsensitiveCompare(column.name) == .orderedSame }
         } ?? false
         list.marks.note(summing: numeric ? focused?.name : nil)
         if list.marks.needsLookUp(window: list.live.windowVersion) {
