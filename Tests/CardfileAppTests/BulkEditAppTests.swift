@@ -99,6 +99,24 @@ struct BulkEditAppTests {
         #expect(harness.messageLine.contains("No bulk change of cards to undo"), "\(harness.messageLine)")
     }
 
+    /// Found by the model test (seed 3117394619): a `:set` on marks that match no record any
+    /// more wrote nothing, yet forgot what Alt-R could redo.
+    @Test func aSetThatWritesNoRecordKeepsTheRedo() throws {
+        let harness = try AppHarness()
+        try harness.command("set notes = 'x'")                                     // Ada, selected
+        try harness.press(.char("y"))
+        try harness.press(.alt("u"))
+        #expect(try Self.notes(harness) == "first,∅,line one\nline two,")
+        try harness.press(.char(" "))                                              // marks Ada
+        try harness.command("unselect name = 'Ada'")                               // marks, matching none
+        try harness.command("set notes = 'y'")
+        #expect(Self.question(harness)?.contains("0 records") == true, "\(harness.screen)")
+        try harness.press(.char("y"))
+        #expect(harness.messageLine.contains("nothing was set"), "\(harness.messageLine)")
+        try harness.press(.alt("r"))
+        #expect(try Self.notes(harness) == "x,∅,line one\nline two,", "\(harness.messageLine)")
+    }
+
     @Test func overwritingWhatChangedSinceIsUndoneToo() throws {
         let harness = try AppHarness()
         try harness.command("select age >= 30")

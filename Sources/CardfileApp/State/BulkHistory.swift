@@ -15,8 +15,11 @@ struct BulkHistory {
 
     private static func key(_ table: String) -> String { table.lowercased() }
 
-    /// A new bulk change was done just now: `undo` (its reverse) is the next undo.
+    /// A new bulk change was done just now: `undo` (its reverse) is the next undo. One that
+    /// wrote no record (its marks matched none any more) changed nothing, and what could be
+    /// redone stays.
     mutating func record(undo: BulkChange) {
+        guard !undo.records.isEmpty else { return }
         Self.push(undo, onto: &undos)
         redos[Self.key(undo.table)] = nil
     }
