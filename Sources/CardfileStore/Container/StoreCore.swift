@@ -20,6 +20,8 @@ final class StoreCore: Sendable {
     let checkpointer: Checkpointer?
     let journalMode: JournalMode
     private let entities: [String: Entity]
+    /// The results of queries open on the SQL screen, by name (see ``Container/describeQuery(_:)``).
+    private let queryEntities = Locked<[String: Entity]>([:])
     private let commitObserver: CommitObserver?
     private let counters = Locked((tempID: UInt64(0), context: UInt64(0), insert: UInt64(0)))
     /// Taken around every write of this process (see ``write(origin:busyTimeout:bulkTables:_:)``).
@@ -68,8 +70,14 @@ final class StoreCore: Sendable {
     /// The entity for a table, found case-insensitively.
     func entity(_ table: String) throws(StoreError) -> Entity {
         if let entity = entities[table] { return entity }
-        guard let entity = entities[table.lowercased()] else { throw StoreError.noSuchTable(table) }
+        if let entity = entities[table.lowercased()] { return entity }
+        guard let entity = queryEntities.withLock({ $0[table.lowercased()] }) else { throw StoreError.noSuchTable(table) }
         return entity
+    }
+
+    /// Makes a query's result readable as `entity.name` (replacing an earlier one of that name).
+    func register(query entity: Entity) {
+        queryEntities.withLock { $0[entity.name.lowercased()] = entity }
     }
 
     /// A new temporary object ID.

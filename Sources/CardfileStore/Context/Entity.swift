@@ -22,6 +22,9 @@ final class Entity: Sendable {
     let columnCount: Int
     /// True when some column is generated, so written rows must be read back.
     let hasGeneratedColumns: Bool
+    /// The tables and views (lowercased) whose commits can change the rows: the table itself,
+    /// or for a query's result every one its SQL names.
+    let watchedTables: Set<String>
     private let fieldPositions: [String: Int]
     /// Built UPDATE statements by the set of columns they write (one entry per edit shape).
     private let updateSQLCache = Locked<[UpdateShape: String]>([:])
@@ -32,8 +35,9 @@ final class Entity: Sendable {
         let returning: Bool
     }
 
-    init(table: TableSchema, description: EntityDescription?) throws(StoreError) {
+    init(table: TableSchema, description: EntityDescription?, watching: Set<String>? = nil) throws(StoreError) {
         self.table = table
+        watchedTables = watching ?? [table.name.lowercased()]
         let transient = description?.transientFields ?? []
         for name in transient where table.column(named: name) != nil {
             throw StoreError.noSuchField(table: table.name, field: "\(name) (transient fields must not be columns)")

@@ -94,6 +94,13 @@ public enum StoreError: Error, Hashable, Sendable {
     /// written through its path (which now names another file, or none), and every pending
     /// change is kept.
     case fileGone(path: String, FileGone)
+    /// SQLite refused a statement typed on the SQL screen: its message, and where in the
+    /// text (in characters) when SQLite says.
+    case sqlRefused(message: String, offset: Int?)
+    /// A statement the SQL screen does not run, and why.
+    case statementNotRun(reason: String)
+    /// A query was cancelled before it finished; nothing was changed.
+    case queryCancelled
     /// Any other SQLite failure, with its extended result code and message.
     case database(code: Int32, message: String)
 }

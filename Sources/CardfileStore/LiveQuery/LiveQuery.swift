@@ -128,7 +128,7 @@ public final class LiveQuery {
         self.entity = entity
         self.query = try Self.makeQuery(entity: entity, spec: spec)
         self.window = .empty(columns: entity.table.columns.map(\.name))
-        self.worker = LiveQueryWorker(table: entity.name, wake: wake)
+        self.worker = LiveQueryWorker(table: entity.name, watching: entity.watchedTables, wake: wake)
         core.bus.register(worker)
         lastToken = context.changeToken
         try start(keepingSelection: false)

@@ -27,18 +27,21 @@ final class LiveQueryWorker: SaveEventSink, Sendable {
     }
 
     let table: String
+    /// The tables (lowercased) whose commits make the query dirty.
+    private let watched: Set<String>
     private let wake: @Sendable () -> Void
     private let state = Locked(State())
     /// Where jobs run, one at a time. (Tests hold it to keep a sort from finishing.)
     let queue = DispatchQueue(label: "cardfile.livequery", qos: .utility)
 
-    init(table: String, wake: @escaping @Sendable () -> Void) {
+    init(table: String, watching: Set<String>, wake: @escaping @Sendable () -> Void) {
         self.table = table
+        watched = watching
         self.wake = wake
     }
 
     func receive(_ event: ContextDidSave) {
-        guard event.touches(table: table) else { return }
+        guard watched.contains(where: { event.touches(table: $0) }) else { return }
         state.withLock { state in
             state.dirty = true
             if event.origin == .external { state.outside = true }

@@ -77,11 +77,4 @@ struct PositionIndex: Sendable {
     }
 }
 
-/// A flag a background job checks to stop early.
-final class Cancellation: Sendable {
-    private let flag = Locked(false)
-    var isCancelled: Bool { flag.value }
-    func cancel() { flag.withLock { $0 = true } }
-}
-
 struct CancellationError: Error {}

@@ -47,17 +47,14 @@ struct SortedKeys: Sendable {
         let table = query.table
         let clause = query.whereClause([])
         let sql = "SELECT \(table.primaryKey.keyExpressions.joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
-        let box = Unmanaged.passRetained(cancellation)
-        sqlite3_progress_handler(db.sqliteConnection, 10_000, { context in
-            guard let context else { return 0 }
-            return Unmanaged<Cancellation>.fromOpaque(context).takeUnretainedValue().isCancelled ? 1 : 0
-        }, box.toOpaque())
-        defer {
-            sqlite3_progress_handler(db.sqliteConnection, 0, nil, nil)
-            box.release()
+        return try cancellation.interrupting(db) {
+            try read(sql, arguments: clause.arguments, table: table, db: db, progress: progress)
         }
+    }
+
+    private static func read(_ sql: String, arguments: [Value], table: TableSchema, db: Database, progress: (Int) -> Void) throws -> SortedKeys {
         let statement = try db.makeStatement(sql: sql)
-        let cursor = try Row.fetchCursor(statement, arguments: clause.arguments.statementArguments)
+        let cursor = try Row.fetchCursor(statement, arguments: arguments.statementArguments)
         let handle = statement.sqliteStatement
         if table.primaryKey.isRowid {
             var rowids: [Int64] = []

@@ -33,14 +33,18 @@ public struct TableSchema: Hashable, Sendable {
     /// that adds each row's ordinal among identical rows (see ``PrimaryKey/unidentifiable(columns:)``).
     /// Writes always name ``quotedName``.
     let fromSQL: String
+    /// For a query's result (see ``QueryResult``), the SELECT its rows come from; nil for a
+    /// table or view of the file.
+    public let source: String?
 
     public init(
         name: String, columns: [ColumnDescription], primaryKey: PrimaryKey,
         uniqueIndexes: [UniqueIndex] = [], indexes: [IndexDescription] = [],
         foreignKeys: [ForeignKeyDescription] = [], checks: [CheckConstraint] = [],
-        isWithoutRowid: Bool = false, isStrict: Bool = false, view: ViewWrites? = nil
+        isWithoutRowid: Bool = false, isStrict: Bool = false, view: ViewWrites? = nil, source: String? = nil
     ) {
         self.view = view
+        self.source = source
         self.name = name
         self.columns = columns
         self.primaryKey = primaryKey
@@ -63,13 +67,15 @@ public struct TableSchema: Hashable, Sendable {
         } else {
             keyMatchSQL = "(\(keys.joined(separator: ", "))) \(match) (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
         }
+        let quoted = name.quotedIdentifier
+        let from = source.map { "(\($0)) AS \(quoted)" } ?? quoted
         if case .unidentifiable(let columns) = primaryKey {
             let listed = columns.map(\.quotedIdentifier)
             let partition = PrimaryKey.contentTerms(columns).joined(separator: ", ")
             let ordinal = "row_number() OVER (PARTITION BY \(partition)) AS \(PrimaryKey.duplicateColumn.quotedIdentifier)"
-            fromSQL = "(SELECT \((listed + [ordinal]).joined(separator: ", ")) FROM \(quotedName)) AS \(quotedName)"
+            fromSQL = "(SELECT \((listed + [ordinal]).joined(separator: ", ")) FROM \(from)) AS \(quotedName)"
         } else {
-            fromSQL = quotedName
+            fromSQL = from
         }
     }
 
@@ -92,7 +98,7 @@ public struct TableSchema: Hashable, Sendable {
         lhs.name == rhs.name && lhs.columns == rhs.columns && lhs.primaryKey == rhs.primaryKey
             && lhs.uniqueIndexes == rhs.uniqueIndexes && lhs.indexes == rhs.indexes && lhs.foreignKeys == rhs.foreignKeys
             && lhs.checks == rhs.checks && lhs.isWithoutRowid == rhs.isWithoutRowid && lhs.isStrict == rhs.isStrict
-            && lhs.view == rhs.view
+            && lhs.view == rhs.view && lhs.source == rhs.source
     }
 
     public func hash(into hasher: inout Hasher) {

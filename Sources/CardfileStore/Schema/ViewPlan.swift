@@ -24,11 +24,12 @@ struct ViewPlan {
     /// The tables or aliases every SCAN and SEARCH reads, at any depth (subqueries too).
     let everyRead: [String]
 
-    /// Nil when the plan has a shape other than nested loops over tables.
-    init?(_ db: Database, view: String) throws {
+    /// The plan of `select` (`SELECT * FROM view`, or a query's own text); nil when it has a
+    /// shape other than nested loops over tables.
+    init?(_ db: Database, select: String) throws {
         var loops: [Loop] = []
         var everyRead: [String] = []
-        for row in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM \(view.quotedIdentifier)") {
+        for row in try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + select) {
             let detail: String = row["detail"] ?? ""
             let read = (Self.dropPrefix("SCAN ", detail) ?? Self.dropPrefix("SEARCH ", detail))?.components(separatedBy: " USING ")
             if let read { everyRead.append(read[0]) }

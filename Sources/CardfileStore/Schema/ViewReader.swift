@@ -25,7 +25,7 @@ enum ViewReader {
     }
 
     private static func readView(_ db: Database, name: String, sql: String, tables: [TableSchema]) throws -> TableSchema {
-        let origins = try columnOrigins(db, view: name)
+        let origins = try columnOrigins(db, select: "SELECT * FROM \(name.quotedIdentifier)")
         var columns: [ColumnDescription] = []
         for row in try Row.fetchAll(db, sql: "SELECT name, type FROM pragma_table_xinfo(?)", arguments: [name]) {
             let columnName: String = row["name"]
@@ -42,7 +42,7 @@ enum ViewReader {
         for trigger in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE", arguments: [name]) {
             writes.add(triggerSQL: trigger)
         }
-        let key = try provenKey(db, view: name, sql: sql, origins: origins, tables: tables)
+        let key = try provenKey(db, select: "SELECT * FROM \(name.quotedIdentifier)", text: sql, origins: origins, tables: tables)
         writes.rowsOf = key?.table
         return TableSchema(
             name: name, columns: columns,
@@ -50,10 +50,10 @@ enum ViewReader {
             view: writes)
     }
 
-    /// Where each result column of the view comes from: the table and column it names
+    /// Where each result column of `select` comes from: the table and column it names
     /// unchanged, or nil for an expression.
-    private static func columnOrigins(_ db: Database, view: String) throws -> [(name: String, table: String?, column: String?)] {
-        let statement = try db.makeStatement(sql: "SELECT * FROM \(view.quotedIdentifier)")
+    static func columnOrigins(_ db: Database, select: String) throws -> [(name: String, table: String?, column: String?)] {
+        let statement = try db.makeStatement(sql: select)
         let handle = statement.sqliteStatement
         return (0..<sqlite3_column_count(handle)).map { index in
             let name = sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
@@ -65,13 +65,14 @@ enum ViewReader {
         }
     }
 
-    /// The view's columns that carry its single base table's whole key, in key order, and
-    /// that table; nil when the view cannot be shown to hold each row of one table at most once.
-    private static func provenKey(
-        _ db: Database, view: String, sql: String, origins: [(name: String, table: String?, column: String?)], tables: [TableSchema]
+    /// The result columns of `select` that carry its single base table's whole key, in key
+    /// order, and that table; nil when its rows cannot be shown to be one table's rows, each
+    /// at most once. `text` is the SQL that names the tables (a view's `CREATE VIEW`).
+    static func provenKey(
+        _ db: Database, select: String, text: String, origins: [(name: String, table: String?, column: String?)], tables: [TableSchema]
     ) throws -> (columns: [String], table: String)? {
-        guard let plan = try ViewPlan(db, view: view),
-              let base = plan.rowsTable(tables: tables, viewSQL: sql) else { return nil }
+        guard let plan = try ViewPlan(db, select: select),
+              let base = plan.rowsTable(tables: tables, viewSQL: text) else { return nil }
         let fromBase = origins.filter { $0.table?.lowercased() == base.name.lowercased() }
         func exposing(_ column: String) -> String? {
             fromBase.first { $0.column?.lowercased() == column.lowercased() }?.name

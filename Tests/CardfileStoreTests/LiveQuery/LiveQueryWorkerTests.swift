@@ -8,7 +8,7 @@ struct LiveQueryWorkerTests {
     /// in which `waitForBackgroundWork` used to return early (the list's count then stayed
     /// approximate in a loaded full test run).
     @Test func aFinishedJobsUntakenResultIsPendingWork() {
-        let worker = LiveQueryWorker(table: "items", wake: {})
+        let worker = LiveQueryWorker(table: "items", watching: ["items"], wake: {})
         #expect(!worker.hasPendingWork)
         worker.start(.counting(fraction: nil)) { _, _ in .failed(.noSuchTable("x"), 1) }
         worker.waitUntilIdle()

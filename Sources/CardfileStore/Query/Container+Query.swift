@@ -1,0 +1,105 @@
+import GRDB
+
+/// Statements typed on the SQL screen: compiled and classified, a SELECT's result described
+/// and made readable as a table for a live list, and writes counted in a transaction rolled
+/// back before they run through the store (so every list and form hears of them).
+extension Container {
+    /// Compiles `sql` (one statement) and says what kind it is. Nothing runs.
+    /// - Throws: ``StoreError/sqlRefused(message:offset:)`` with SQLite's message and position;
+    ///   ``StoreError/statementNotRun(reason:)`` for a statement the screen does not run.
+    public func compile(_ sql: String) throws(StoreError) -> SQLStatement {
+        try storeErrors(path: core.path) {
+            try core.read { db in
+                do throws(StoreError) { return try SQLStatement.compile(sql, db: db) } catch { throw error }
+            }
+        }
+    }
+
+    /// Describes a read statement's result and makes it readable under `result.table.name`,
+    /// so a ``LiveQuery`` (and every read that takes a table's name) can show it. An earlier
+    /// result of that name is replaced. Cheap: the query is compiled and planned, not run.
+    public func openQuery(_ statement: SQLStatement) throws(StoreError) -> QueryResult {
+        guard statement.kind == .read else { throw StoreError.statementNotRun(reason: "Only a statement that reads has a result to show.") }
+        let schema = core.schema
+        let result = try storeErrors(path: core.path) {
+            try core.read { db in try QueryReader.describe(statement, db: db, schema: schema) }
+        }
+        core.register(query: try Entity(table: result.table, description: nil, watching: result.readTables))
+        return result
+    }
+
+    /// How many rows the result has: the whole query runs once. Meant for the background;
+    /// `cancellation` stops it within microseconds (``StoreError/queryCancelled``).
+    public func countRows(of result: QueryResult, cancellation: Cancellation) throws(StoreError) -> Int {
+        try Self.statementErrors(path: core.path) {
+            try core.read { db in
+                try cancellation.interrupting(db) {
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM (\n\(result.sql)\n)") ?? 0
+                }
+            }
+        }
+    }
+
+    /// Runs a write statement in a transaction that is rolled back, and returns how many rows
+    /// it changes (SQLite's `changes()`: the statement's own rows, not those its triggers or
+    /// cascades change); nil for a schema statement. Nothing is written.
+    public func rehearse(_ statement: SQLStatement, cancellation: Cancellation) throws(StoreError) -> Int? {
+        guard statement.kind != .read else { throw StoreError.statementNotRun(reason: "A statement that reads changes nothing.") }
+        return try Self.statementErrors(path: core.path) {
+            try core.rehearse { db in
+                try cancellation.interrupting(db) {
+                    try db.execute(sql: statement.text)
+                    if case .rows = statement.kind { return db.changesCount }
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// Runs a write statement in one transaction through the store: its commit reaches every
+    /// list and form like any other. Returns the rows it changed (nil for a schema statement).
+    /// The schema Cardfile read at open is not read again: a table it creates shows once the
+    /// file is opened again.
+    public func run(_ statement: SQLStatement, cancellation: Cancellation) throws(StoreError) -> Int? {
+        guard statement.kind != .read else { throw StoreError.statementNotRun(reason: "A statement that reads changes nothing.") }
+        // Its rows go unnamed (the tables it names are invalidated instead): an UPDATE of a
+        // million rows must not hand the screen a million names to sift.
+        let named = QueryReader.namedTables((try? SQLTokenizer.tokenize(statement.text)) ?? [], schema: core.schema)
+        let bulk = Set(named.filter { !$0.isView }.map(\.name))
+        return try Self.statementErrors(path: core.path) {
+            try core.write(origin: .batch, bulkTables: bulk) { db, _ in
+                try cancellation.interrupting(db) {
+                    try db.execute(sql: statement.text)
+                    if case .rows = statement.kind { return db.changesCount }
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The record a row of an editable result is (`id` from the result's list); nil for a
+    /// read-only result or a row without a whole key.
+    public func recordID(of id: ObjectID, in result: QueryResult) -> ObjectID? {
+        guard let records = result.records, let key = id.primaryKeyValues, key.count == records.keyColumns.count,
+              !key.contains(where: \.isNull), let table = core.schema.table(named: records.table) else { return nil }
+        return ObjectID(table: table.name, primaryKey: key)
+    }
+
+    /// Store errors, with SQLite's refusal of the statement itself said as such and an
+    /// interrupt as a cancel.
+    private static func statementErrors<T>(path: String, _ body: () throws -> T) throws(StoreError) -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            throw StoreError.queryCancelled
+        } catch let error as DatabaseError where [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_RANGE, .SQLITE_TOOBIG].contains(error.resultCode) {
+            throw StoreError.sqlRefused(message: error.message ?? "error \(error.resultCode.rawValue)", offset: nil)
+        } catch let error as StoreError {
+            throw error
+        } catch let error as DatabaseError {
+            throw StoreError.working(error, path: path)
+        } catch {
+            throw StoreError.database(code: -1, message: String(describing: error))
+        }
+    }
+}

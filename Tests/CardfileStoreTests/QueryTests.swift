@@ -1,0 +1,312 @@
+import CardfileTestSupport
+import Foundation
+import GRDB
+import Testing
+@testable import CardfileStore
+
+/// The SQL screen's statements in the store: what kind each is, when a result is editable and
+/// why not, a result read as a live list against the engine's own answer, writes counted
+/// exactly as the engine counts them, and a cancel that stops even an endless query.
+@Suite("SQL statements and results", .timeLimit(.minutes(Fuzz.scaled(10))))
+struct QueryTests {
+    static let schema = """
+        CREATE TABLE kinds (id INTEGER PRIMARY KEY, label TEXT NOT NULL);
+        CREATE TABLE items (id INTEGER PRIMARY KEY, kind INTEGER REFERENCES kinds(id), name TEXT, price REAL, qty INTEGER);
+        CREATE TABLE tags (item INTEGER, tag TEXT, PRIMARY KEY (item, tag)) WITHOUT ROWID;
+        CREATE TABLE notes (body TEXT);
+        CREATE VIEW cheap AS SELECT id, name FROM items WHERE price < 5;
+        """
+
+    static func fixture(items: Int = 40, seed: UInt64 = 1) throws -> PeopleFixture {
+        let fixture = try PeopleFixture(schema: schema)
+        var random = SeededRandom(seed: seed)
+        let queue = try DatabaseQueue(path: fixture.path)
+        try queue.write { db in
+            for kind in 1...4 { try db.execute(sql: "INSERT INTO kinds VALUES (?, ?)", arguments: [kind, ["tools", "Toys", "food", "books"][kind - 1]]) }
+            for id in 1...items {
+                let price: DatabaseValue = random.next(below: 8) == 0 ? .null : Double(random.next(below: 40)).databaseValue
+                try db.execute(sql: "INSERT INTO items VALUES (?, ?, ?, ?, ?)",
+                               arguments: [id, 1 + random.next(below: 4), ["ant", "Bee", "cat", "dog", "eel"][random.next(below: 5)] + "\(id % 7)", price, random.next(below: 10)])
+                if random.next(below: 2) == 0 { try db.execute(sql: "INSERT INTO tags VALUES (?, ?)", arguments: [id, ["red", "blue"][random.next(below: 2)]]) }
+            }
+            try db.execute(sql: "INSERT INTO notes VALUES ('one'), ('two'), ('two')")
+        }
+        try queue.close()
+        return fixture
+    }
+
+    static func values(_ row: Row) -> [Value] { Array(row.databaseValues).map { Value($0) } }
+
+    // MARK: - Kinds of statements
+
+    @Test func statementsAreReadsRowWritesSchemaWritesOrRefusedWithAReason() throws {
+        let fixture = try Self.fixture(items: 3)
+        let container = fixture.container
+        #expect(try container.compile("SELECT * FROM items;  ").kind == .read)
+        #expect(try container.compile("SELECT * FROM items;  ").text == "SELECT * FROM items")
+        #expect(try container.compile("VALUES (1, 2)").kind == .read)
+        #expect(try container.compile("WITH x AS (SELECT 1) SELECT * FROM x").kind == .read)
+        #expect(try container.compile("update items set qty = 1").kind == .rows(verb: "UPDATE"))
+        #expect(try container.compile("WITH x AS (SELECT 1) DELETE FROM items WHERE id IN x").kind == .rows(verb: "DELETE"))
+        #expect(try container.compile("CREATE INDEX i ON items (name)").kind == .schema(verb: "CREATE"))
+        for (sql, words) in [("BEGIN", "transaction of its own"), ("VACUUM", "sqlite3"), ("PRAGMA user_version", "pragma_table_info"),
+                             ("ATTACH 'x.db' AS x", "connections"), ("SELECT 1; SELECT 2", "One statement at a time"), ("  ", "no statement")] {
+            #expect(throws: StoreError.self, "\(sql)") { try container.compile(sql) }
+            do { _ = try container.compile(sql) } catch { #expect(error.message.contains(words), "\(sql): \(error.message)") }
+        }
+    }
+
+    /// SQLite's refusal `body` met: its message and position; nil when it met none.
+    static func refusal(_ body: () throws -> Void) -> (message: String, offset: Int?)? {
+        do {
+            try body()
+        } catch let error as StoreError {
+            if case .sqlRefused(let message, let offset) = error { return (message, offset) }
+        } catch {}
+        return nil
+    }
+
+    @Test func anErrorSaysWhereSQLiteStopped() throws {
+        let fixture = try Self.fixture(items: 3)
+        let refused = try #require(Self.refusal { _ = try fixture.container.compile("SELECT naem FROM items") })
+        #expect(refused.message.contains("no such column: naem"))
+        #expect(refused.offset == 7)
+        // The position counts characters, not bytes.
+        let wide = try #require(Self.refusal { _ = try fixture.container.compile("SELECT 'éé', nope FROM items") })
+        #expect(wide.offset == 13)
+    }
+
+    // MARK: - Editable or read-only
+
+    @Test(arguments: [
+        ("SELECT name, id FROM items WHERE price > 3", "items", nil),
+        ("SELECT i.name, i.id, k.label FROM items i JOIN kinds k ON k.id = i.kind", "items", nil),
+        ("SELECT tag, item FROM tags", "tags", nil),
+        ("SELECT rowid, body FROM notes", "notes", nil),
+        ("SELECT name FROM items", nil, "the result leaves out the key of items (id)"),
+        ("SELECT body FROM notes", nil, "the result leaves out the key of notes (rowid)"),
+        ("SELECT i.name, k.id FROM items i, kinds k WHERE k.id = i.kind", nil, "the result joins 2 tables"),
+        ("SELECT * FROM cheap", nil, "the result reads the view cheap, whose records are edited in its own list"),
+        ("SELECT kind, count(*) FROM items GROUP BY kind", nil, "the result groups rows (GROUP BY)"),
+        ("SELECT max(id) FROM items", nil, "the result is computed over many rows (max)"),
+        // (Each row is still one record, once: id is the key.)
+        ("SELECT DISTINCT id, name FROM items", "items", nil),
+        ("SELECT DISTINCT name FROM items", nil, "the result leaves out repeated rows (DISTINCT)"),
+        ("SELECT id FROM items UNION SELECT id FROM kinds", nil, "the result combines several SELECTs (UNION)"),
+        ("WITH x AS MATERIALIZED (SELECT id, name FROM items) SELECT * FROM x", nil, "the result comes from a WITH clause, not from one table's records"),
+        ("VALUES (1, 'a'), (2, 'b')", nil, "the result reads no table"),
+    ] as [(String, String?, String?)])
+    func editabilityIsDecidedAndExplained(sql: String, table: String?, reason: String?) throws {
+        let fixture = try Self.fixture(items: 5)
+        let result = try fixture.container.openQuery(try fixture.container.compile(sql))
+        #expect(result.records?.table == table, "\(sql)")
+        #expect(result.readOnlyReason == reason, "\(sql)")
+        #expect((result.records == nil) == (result.readOnlyReason != nil))
+    }
+
+    @Test func aRowOfAnEditableResultIsTheTablesRecord() throws {
+        let fixture = try Self.fixture(items: 5)
+        let container = fixture.container
+        let result = try container.openQuery(try container.compile("SELECT name, id AS number FROM items ORDER BY name"))
+        #expect(result.records == .init(table: "items", keyColumns: ["number"]))
+        #expect(result.table.columns.map(\.name) == ["#", "name", "number"])
+        let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]), height: 10)
+        try live.waitForBackgroundWork()
+        let first = try #require(live.window.rows.first)
+        let record = try #require(container.recordID(of: first.id, in: result))
+        #expect(record.table == "items")
+        let name = try container.viewContext.record(for: record)?.values[2]
+        #expect(name == first.values[1])
+    }
+
+    @Test func repeatedNamesAreMadeDistinct() throws {
+        let fixture = try Self.fixture(items: 3)
+        let result = try fixture.container.openQuery(try fixture.container.compile("SELECT 1 AS a, 2 AS A, 3 AS \"#\", 4 AS \"\""))
+        #expect(result.table.columns.map(\.name) == ["#", "a", "A (2)", "# (2)", "column 4"])
+    }
+
+    // MARK: - A result as a live list, against the engine
+
+    /// Random SELECTs over the schema (joins, GROUP BY, ORDER BY, LIMIT), each read as a live
+    /// list in the query's order and walked window by window, must show exactly the rows the
+    /// engine returns, in its order; sorted by a column, the order SQL gives with the key
+    /// breaking ties.
+    @Test func randomQueriesShowTheEnginesRowsWindowByWindow() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let fixture = try Self.fixture(items: 60, seed: seed)
+        let container = try Container(path: fixture.path)
+        let reader = try DatabaseQueue(path: fixture.path)
+        defer { try? reader.close() }
+        let conditions = ["1", "price > 10", "price IS NULL", "qty BETWEEN 2 AND 6", "name LIKE 'b%'"]
+        let orders = ["", " ORDER BY name", " ORDER BY price DESC, id", " ORDER BY qty, name DESC, id"]
+        for round in 0..<Fuzz.scaled(25) {
+            let condition = conditions[random.next(below: conditions.count)]
+            var sql: String
+            switch random.next(below: 4) {
+            case 0: sql = "SELECT id, name, price FROM items WHERE \(condition)" + orders[random.next(below: orders.count)]
+            case 1: sql = "SELECT i.name, k.label, i.qty FROM items i JOIN kinds k ON k.id = i.kind WHERE \(condition)" + orders[random.next(below: 2)]
+            case 2: sql = "SELECT kind, count(*) AS n, total(price) AS t FROM items WHERE \(condition) GROUP BY kind" + (random.next(below: 2) == 0 ? " ORDER BY n DESC, kind" : "")
+            default: sql = "SELECT item, tag FROM tags WHERE tag = 'red' ORDER BY item DESC"
+            }
+            if random.next(below: 3) == 0 { sql += " LIMIT \(random.next(below: 30))" }
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round): \(sql)"
+            let result = try container.openQuery(try container.compile(sql))
+            let expected = try reader.read { db in try Row.fetchAll(db, sql: sql).map { row in Self.values(row) } }
+            let height = 1 + random.next(below: 9)
+            let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]), height: height)
+            try live.waitForBackgroundWork()
+            let walked = try Self.walk(live)
+            let shown = walked.map { Array($0.dropFirst()) }
+            let numbers = walked.map { $0[0] }
+            #expect(shown == expected, "\(context)")
+            #expect(numbers == (0..<expected.count).map { .integer(Int64($0 + 1)) }, "\(context)")
+            #expect(try container.countRows(of: result, cancellation: Cancellation()) == expected.count, "\(context)")
+            // Sorted by a column of the result (the key breaks ties, as for a table).
+            let column = result.table.columns[1 + random.next(below: result.table.columns.count - 1)]
+            let ascending = random.next(below: 2) == 0
+            try live.setSpec(LiveQuerySpec(table: result.table.name, sort: [ColumnSort(column.name, ascending: ascending)]))
+            try live.waitForBackgroundWork()
+            try live.jumpToStart()
+            let sorted = try Self.walk(live)
+            let direction = ascending ? "ASC" : "DESC"
+            let key = result.table.primaryKey.keyExpressions.joined(separator: " \(direction), ")
+            let oracle = try container.core.read { db in
+                try Row.fetchAll(db, sql: "SELECT * FROM \(result.table.fromSQL) ORDER BY \(column.name.quotedIdentifier) \(direction), \(key) \(direction)")
+                    .map { row in Self.values(row) }
+            }
+            #expect(sorted == oracle, "\(context), sorted by \(column.name) \(direction)")
+        }
+    }
+
+    /// Every row of the list, page by page from the top, each at its position (the last page
+    /// is clamped to the end, so it may show rows seen already).
+    static func walk(_ live: LiveQuery) throws -> [[Value]] {
+        try live.jumpToStart()
+        var rows: [Int: [Value]] = [:]
+        while true {
+            for (offset, row) in live.window.rows.enumerated() { rows[live.window.firstRow + offset] = row.values }
+            guard live.window.firstRow + live.window.rows.count < live.window.count.known else { break }
+            try live.pageDown()
+        }
+        return (0..<rows.count).map { rows[$0] ?? [] }
+    }
+
+    @Test func aResultFollowsAnotherProgramsCommitToATableItReads() throws {
+        let fixture = try Self.fixture(items: 5)
+        let container = try Container(path: fixture.path)
+        let result = try container.openQuery(try container.compile("SELECT i.name, k.label FROM items i JOIN kinds k ON k.id = i.kind ORDER BY i.id"))
+        let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]),
+                                 height: 10, minimumRefreshInterval: .zero)
+        try live.waitForBackgroundWork()
+        #expect(live.window.rows.count == 5)
+        try BulkEditTests.outside(fixture.path, "UPDATE kinds SET label = 'renamed'; INSERT INTO items VALUES (99, 1, 'new', 1, 1)")
+        #expect(try container.checkForExternalChanges())
+        var clock = TestClock()
+        clock.advance(.seconds(1))
+        _ = try live.update(now: clock.now, immediately: true)
+        try live.waitForBackgroundWork()
+        _ = try live.update(now: clock.now, immediately: true)
+        #expect(live.window.count.known == 6)
+        #expect(live.window.rows.allSatisfy { $0.values[2] == .text("renamed") }, "\(live.window.rows.map(\.values))")
+    }
+
+    // MARK: - Writes
+
+    /// Random writes: the count asked about is the engine's own `changes()` for the same
+    /// statement on a copy of the file, nothing is written by the count, and running it
+    /// through the store leaves the file as the copy.
+    @Test func writeCountsAreTheEnginesAndRunningWritesWhatWasCounted() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let fixture = try Self.fixture(items: 50, seed: seed)
+        let container = try Container(path: fixture.path)
+        let copyPath = fixture.directory.file("copy.sqlite")
+        let statements = [
+            "UPDATE items SET qty = qty + 1 WHERE price > %d",
+            "DELETE FROM items WHERE qty = %d",
+            "INSERT INTO tags SELECT id, 'green' FROM items WHERE qty < %d",
+            "UPDATE items SET name = upper(name) WHERE id %% 7 = %d",
+            "REPLACE INTO kinds VALUES (%d, 'again')",
+            "WITH few AS (SELECT id FROM items WHERE qty > %d) UPDATE items SET price = NULL WHERE id IN few",
+        ]
+        func snapshot(_ path: String) throws -> [[Value]] {
+            let queue = try DatabaseQueue(path: path)
+            defer { try? queue.close() }
+            return try queue.read { db in
+                try Row.fetchAll(db, sql: "SELECT 'i', * FROM items UNION ALL SELECT 't', item, tag, NULL, NULL, NULL FROM tags UNION ALL SELECT 'k', id, label, NULL, NULL, NULL FROM kinds ORDER BY 1, 2, 3")
+                    .map { Self.values($0) }
+            }
+        }
+        for round in 0..<Fuzz.scaled(12) {
+            let sql = String(format: statements[random.next(below: statements.count)], random.next(below: 10))
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round): \(sql)"
+            // (A copy through SQLite: the file's log holds recent commits.)
+            try? FileManager.default.removeItem(atPath: copyPath)
+            let copy = try DatabaseQueue(path: copyPath)
+            let original = try DatabaseQueue(path: fixture.path)
+            try original.backup(to: copy)
+            try original.close()
+            let engine = try? copy.write { db -> Int in
+                try db.execute(sql: sql)
+                return db.changesCount
+            }
+            try copy.close()
+            let before = try snapshot(fixture.path)
+            let statement = try container.compile(sql)
+            guard case .rows = statement.kind else { Issue.record("\(context): \(statement.kind)"); continue }
+            guard let engine else {
+                // The engine refused it (a key taken): so do the count and the run, writing nothing.
+                #expect(Self.refusal { _ = try container.rehearse(statement, cancellation: Cancellation()) } != nil, "\(context)")
+                #expect(Self.refusal { _ = try container.run(statement, cancellation: Cancellation()) } != nil, "\(context)")
+                #expect(try snapshot(fixture.path) == before, "\(context)")
+                continue
+            }
+            #expect(try container.rehearse(statement, cancellation: Cancellation()) == engine, "\(context)")
+            #expect(try snapshot(fixture.path) == before, "\(context): counting wrote")
+            #expect(try container.run(statement, cancellation: Cancellation()) == engine, "\(context)")
+            #expect(try snapshot(fixture.path) == snapshot(copyPath), "\(context)")
+        }
+    }
+
+    @Test func aWriteReachesLiveListsAndAFailingOneChangesNothing() throws {
+        let fixture = try Self.fixture(items: 5)
+        let container = try Container(path: fixture.path)
+        let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: "items"), height: 10, minimumRefreshInterval: .zero)
+        try live.waitForBackgroundWork()
+        _ = try container.run(try container.compile("UPDATE items SET name = 'all the same'"), cancellation: Cancellation())
+        _ = try live.update(now: ContinuousClock.now, immediately: true)
+        #expect(live.window.rows.allSatisfy { $0.values[2] == .text("all the same") })
+        let refused = Self.refusal { _ = try container.run(try container.compile("UPDATE kinds SET label = NULL"), cancellation: Cancellation()) }
+        #expect(refused?.message.contains("NOT NULL") == true, "\(String(describing: refused))")
+        #expect(try fixture.disk("SELECT count(*) FROM kinds WHERE label IS NULL") == .integer(0))
+        #expect(try container.rehearse(try container.compile("CREATE TABLE more (x)"), cancellation: Cancellation()) == nil)
+        #expect(try fixture.disk("SELECT count(*) FROM sqlite_schema WHERE name = 'more'") == .integer(0))
+    }
+
+    // MARK: - Cancel
+
+    /// A recursive query of three billion rows is stopped by its cancel.
+    @Test func cancelStopsAnEndlessQuery() throws {
+        let fixture = try Self.fixture(items: 3)
+        let container = fixture.container
+        let result = try container.openQuery(try container.compile(
+            "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 3000000000) SELECT x FROM n"))
+        let cancellation = Cancellation()
+        let outcome = Locked<Result<Int, StoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            let counted = Result { () throws(StoreError) -> Int in try container.countRows(of: result, cancellation: cancellation) }
+            outcome.withLock { $0 = counted }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(outcome.value == nil, "three billion rows were counted in 0.3 s")
+        // (How soon it stops is the benchmark's to measure; here, that it stops.)
+        cancellation.cancel()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(outcome.value == .failure(.queryCancelled))
+        // The connection is whole afterwards.
+        #expect(try container.countRows(of: try container.openQuery(try container.compile("SELECT * FROM items")), cancellation: Cancellation()) == 3)
+    }
+}
