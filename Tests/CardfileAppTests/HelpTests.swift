@@ -123,7 +123,8 @@ struct HelpTests {
         try harness.press(KeyEvent(.function(1)))
         var text = ""
         var previous = ""
-        for _ in 0..<80 {
+        // (To the end: the loop stops when a key no longer scrolls.)
+        for _ in 0..<600 {
             text += harness.lines.dropLast(2).map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " │")) }.joined(separator: " ") + " "
             if harness.screen == previous { break }
             previous = harness.screen

@@ -9,6 +9,7 @@ import Foundation
 extension CardfileApp {
     /// Why a bulk edit cannot be made in `list`; nil when it can.
     private func bulkRefusal(_ list: ListScreen) -> String? {
+        if let query = list.query { return Self.refusal(.update, inResultOf: query) ?? Self.refusal(.delete, inResultOf: query) }
         if picking != nil { return "Picking a record: Enter chooses it, Esc goes back without changing the field." }
         if let readOnlyReason { return "Read-only: \(readOnlyReason)." }
         if !list.table.isIdentifiable { return StoreError.tableNotEditable(list.table.name, isView: list.table.isView).message }

@@ -52,6 +52,7 @@ extension CardfileApp {
             overlay = .find(prompt)
         case nil:
             if let form { report(form.paste(text, now: now), now: now) }
+            screens.sql?.paste(text)
         default:
             break
         }
@@ -64,11 +65,12 @@ extension CardfileApp {
         case .tables: return handleTables(key, now: now)
         case .list(let list), .picker(let list, _, _): return handle(key, list: list, now: now)
         case .form(let form): return handle(key, form: form, now: now)
+        case .sql(let sql): return handle(key, sql: sql, now: now)
         }
     }
 
     /// Keys every screen shares.
-    private func common(_ action: AppAction, now: ContinuousClock.Instant) -> [AppCommand]? {
+    func common(_ action: AppAction, now: ContinuousClock.Instant) -> [AppCommand]? {
         switch action {
         case .help: overlay = .help(HelpPanel()); return []
         case .quit: return quit(force: false, now: now)
@@ -78,6 +80,7 @@ extension CardfileApp {
         case .importFile: openCommandLine(typed: "import "); return []
         case .exportFile: openCommandLine(typed: "export "); return []
         case .report: showReport(now: now); return []
+        case .sqlScreen: openSQL(now: now); return []
         default: return nil
         }
     }
@@ -112,6 +115,10 @@ extension CardfileApp {
         guard let action = KeyMaps.list.action(for: key) else { return [] }
         if picking != nil, [.add, .delete, .importFile, .exportFile, .toggleMark, .undo, .redo].contains(action) {
             show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now)
+            return []
+        }
+        if let query = list.query, [.add, .delete, .importFile, .undo, .redo].contains(action) {
+            show(Self.refusal(action == .add ? .insert : .delete, inResultOf: query) ?? "", role: .warning, now: now)
             return []
         }
         if let commands = common(action, now: now) { return commands }
@@ -158,8 +165,12 @@ extension CardfileApp {
         case .copyRecord, .copyRecordJSON:
             return copyRecord(json: action == .copyRecordJSON, now: now)
         case .leave:
-            // Esc leaves a list opened from a form (Ctrl-R); a table's own list stays (q leaves it).
-            if case .form? = screens.belowTop { goBack() }
+            // Esc leaves a list opened from a form (Ctrl-R) or a result for its SQL; a table's
+            // own list stays (q leaves it).
+            switch screens.belowTop {
+            case .form?, .sql?: goBack()
+            default: break
+            }
         case .back where screens.isAtBottom:
             return quit(force: false, now: now)
         case .back:

@@ -83,6 +83,8 @@ extension CardfileApp {
             }
         case .tables:
             screens.updateTables { _ = $0.handle(direction > 0 ? .down : .up, page: 1) }
+        case .sql(let sql):
+            for _ in 0..<Self.wheelStep { sql.editor.handle(KeyEvent(direction > 0 ? .down : .up)) }
         }
         return []
     }

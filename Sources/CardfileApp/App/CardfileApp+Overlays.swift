@@ -195,6 +195,7 @@ extension CardfileApp {
         case .tables: [KeyMaps.tablesFilter, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.schema]
         case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.frequencies, KeyMaps.schema]
         case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict]
+        case .sql: [KeyMaps.dialog]
         }
         // (The help's own keys too: it scrolls.)
         var maps = [currentKeyMap] + opened + [KeyMaps.reading]

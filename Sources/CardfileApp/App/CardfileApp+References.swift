@@ -104,7 +104,7 @@ extension CardfileApp {
         switch screens.top {
         case .form(let form): form.followSource()
         case .tables: countRows()
-        case .list, .picker: break
+        case .list, .picker, .sql: break
         }
     }
 }

@@ -120,6 +120,12 @@ extension CardfileApp {
         case .bulk(let request):
             guard button == 0 else { return [] }
             run(request, now: now)
+        case .sqlWrite(let statement):
+            guard button == 0 else {
+                show("Not run: nothing was changed.", role: .muted, now: now)
+                return []
+            }
+            write(statement, now: now)
         }
         return []
     }
@@ -210,6 +216,8 @@ extension CardfileApp {
             askToDeleteMarked(now: now)
         case .schema:
             describeSchema(now: now)
+        case .sql:
+            openSQL(now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

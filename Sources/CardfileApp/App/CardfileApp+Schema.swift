@@ -7,7 +7,17 @@ import Foundation
 /// its triggers, rows and size. Read off the loop (the rows are counted).
 extension CardfileApp {
     func describeSchema(now: ContinuousClock.Instant) {
+        if let query = list?.query {
+            guard let records = query.records, let table = container.schema.table(named: records.table) else {
+                return show("A statement's result has no schema of its own (\(query.readOnlyReason ?? "")); :schema describes a table.", role: .warning, now: now)
+            }
+            return describe(table, now: now)
+        }
         guard let table = list?.table ?? tables?.selectedTable else { return show("Open a table first, or select one.", role: .warning, now: now) }
+        describe(table, now: now)
+    }
+
+    private func describe(_ table: TableSchema, now: ContinuousClock.Instant) {
         show("Describing \(table.name)…", role: .muted, now: now)
         let (name, container) = (table.name, self.container)
         errands.run(slow: true) {

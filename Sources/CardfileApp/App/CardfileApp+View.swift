@@ -36,6 +36,8 @@ extension CardfileApp {
         case .tables(let tables):
             tables.render(in: main, buffer: &buffer)
             hits.add(main, .tables)
+        case .sql(let sql):
+            cursor = sql.render(in: main, buffer: &buffer, now: clock.now)
         }
         if !statusLine.isEmpty { statusBar(width: statusLine.width).render(in: statusLine, buffer: &buffer) }
         switch overlay {
@@ -115,6 +117,8 @@ extension CardfileApp {
     private var hint: String {
         switch screens.top {
         case .form(let form): form.readOnly == nil ? "Ctrl-S save · Esc back · Ctrl-N NULL · F1 help" : "Esc back · F1 help"
+        case .list(let list) where list.query != nil:
+            "Enter open · / filter · [ ] sort · Esc back to the SQL · ? help"
         case .list(let list):
             // What cannot be done here is not offered.
             (["Enter open"]
@@ -122,7 +126,8 @@ extension CardfileApp {
                 + (readOnlyReason == nil && Self.refusal(.delete, in: list.table) == nil ? ["d delete"] : [])
                 + ["/ filter", "[ ] sort", ": commands", "? help"]).joined(separator: " · ")
         case .picker: "Enter chooses · / filter · [ ] sort · Esc back without changing the field · ? help"
-        case .tables: tables?.tables.isEmpty == true ? "q quit · ? help" : "Enter open · / filter · q quit · ? help"
+        case .tables: tables?.tables.isEmpty == true ? "q quit · ? help" : "Enter open · / filter · Q SQL · q quit · ? help"
+        case .sql(let sql): sql.running == nil ? "F5 or Ctrl-E run · Tab complete · ↑ earlier · Esc back · F1 help" : "Esc cancels"
         }
     }
 
@@ -131,6 +136,7 @@ extension CardfileApp {
         case .form: KeyMaps.form
         case .list, .picker: KeyMaps.list
         case .tables: KeyMaps.tables
+        case .sql: KeyMaps.sql
         }
     }
 
@@ -143,6 +149,7 @@ extension CardfileApp {
         case .list(let list): "Help: the list of \(list.table.name)"
         case .picker(let list, _, _): "Help: choosing from \(list.table.name)"
         case .form(let form): "Help: the form of \(form.session.table.name)"
+        case .sql: "Help: SQL"
         }
         return HelpOverlay(title: title, keyMap: helpKeyMap(over: help.over), more: commands, scroll: help.scroll)
     }

@@ -97,6 +97,8 @@ public final class CardfileApp {
     var copiedAtTokens: [UInt64]?
     /// The last single click, for telling a double click.
     var lastClick: (position: Point, time: ContinuousClock.Instant)?
+    /// The SQL screen's text when it was left, given back when it opens again.
+    var lastStatement = ""
 
     /// A line for the message row: what just happened or went wrong.
     struct Notice {
@@ -211,6 +213,12 @@ public final class CardfileApp {
                 bulk?.read = read
             case .bulkDone(let request, let result):
                 finish(request, result, now: now)
+            case .statement(let result):
+                take(result, now: now)
+            case .statementWritten(let statement, let result):
+                take(written: statement, result, now: now)
+            case .historyNotKept(let why):
+                show("The statement ran, but could not be kept in the SQL history: \(why)", role: .warning, now: now)
             }
             return []
         }
@@ -376,11 +384,30 @@ public final class CardfileApp {
     /// Opens the form of `id` (nil: a new record) over the list.
     func openForm(_ id: ObjectID?, now: ContinuousClock.Instant) {
         guard let list else { return }
+        if let query = list.query {
+            // A result's row is a record of its table, or shown as it is, read-only.
+            if let refusal = Self.refusal(id == nil ? .insert : .update, inResultOf: query) { return show(refusal, role: .warning, now: now) }
+            guard let id, let record = container.recordID(of: id, in: query), let table = container.schema.table(named: record.table) else {
+                // (Its row read in a form, as it is: a long value shown whole.)
+                if let id { openForm(id, table: list.table, now: now, readOnly: query.readOnlyReason ?? "a statement's result") }
+                return
+            }
+            return openForm(record, table: table, now: now)
+        }
         openForm(id, table: list.table, now: now)
     }
 
-    /// Opens the form of `id` in `table` (an editor context, a child of the view context).
-    func openForm(_ id: ObjectID?, table: TableSchema, now: ContinuousClock.Instant) {
+    /// Why a change of `kind` cannot be made in the list of a statement's result; nil for
+    /// the update of a record (its form edits it).
+    static func refusal(_ kind: ViewWrites.Kind, inResultOf query: QueryResult) -> String? {
+        if let reason = query.readOnlyReason { return kind == .update ? nil : "Read-only: \(reason)." }
+        guard kind != .update, let records = query.records else { return nil }
+        return "These rows are records of \(records.table): Enter opens one's form; records are added and deleted in its own list, or with SQL."
+    }
+
+    /// Opens the form of `id` in `table` (an editor context, a child of the view context);
+    /// `readOnly` says why it shows the record without letting it be changed.
+    func openForm(_ id: ObjectID?, table: TableSchema, now: ContinuousClock.Instant, readOnly: String? = nil) {
         if id == nil, let readOnlyReason {
             return show("Read-only: \(readOnlyReason). No record can be added.", role: .warning, now: now)
         }
@@ -397,7 +424,7 @@ public final class CardfileApp {
             }
         }
         let session = EditSession(editor: editor, table: table, id: id, autosaveDelay: options.autosave)
-        let tableReason = id == nil ? nil : Self.readOnlyReason(of: table)
+        let tableReason = readOnly ?? (id == nil ? nil : Self.readOnlyReason(of: table))
         let form = FormScreen(session: session, readOnly: readOnlyReason ?? tableReason, schema: container.schema, areaWidth: size.width)
         form.visibleHeight = listHeight
         screens.push(.form(form))
@@ -406,6 +433,7 @@ public final class CardfileApp {
     /// Why the records of `table` cannot be changed, in words (for the status bar and a
     /// form); nil when they can, or when only some fields or kinds of change are refused.
     static func readOnlyReason(of table: TableSchema) -> String? {
+        if table.source != nil { return "a statement's result" }
         if !table.isIdentifiable { return "no key" }
         if table.view?.update == ViewWrites.Updates.none { return "a view" }
         return nil
@@ -422,6 +450,7 @@ public final class CardfileApp {
     /// table's), else the list's.
     var shownReadOnlyReason: String? {
         if let form { return form.readOnly }
+        if let query = list?.query { return readOnlyReason ?? query.readOnlyReason }
         return readOnlyReason ?? list.flatMap { Self.readOnlyReason(of: $0.table) }
     }
 

@@ -20,6 +20,9 @@ final class Errands: @unchecked Sendable {
     /// A queue for reads that may take long (a count over a million rows), so they never hold
     /// up the quick errands behind them.
     private let slowQueue = DispatchQueue(label: "cardfile.errands.slow", qos: .utility)
+    /// Where statements typed on the SQL screen run: one may run for ever until cancelled,
+    /// holding up nothing else.
+    private let statementQueue = DispatchQueue(label: "cardfile.errands.statements", qos: .userInitiated)
 
     init(inbox: Inbox) {
         self.inbox = inbox
@@ -46,6 +49,13 @@ final class Errands: @unchecked Sendable {
     func run(slow: Bool = false, _ work: @escaping @Sendable () -> ErrandResult.Kind?) {
         begin()
         (slow ? slowQueue : queue).async { [self] in finish(work()) }
+    }
+
+    /// Runs a statement of the SQL screen on a queue of its own. It is not waited for by
+    /// ``waitUntilReported()`` while it runs (it may never end until cancelled); its result is,
+    /// once posted.
+    func runStatement(_ work: @escaping @Sendable () -> ErrandResult.Kind) {
+        statementQueue.async { [self] in report(work()) }
     }
 
     /// Posts news of an errand still running (its progress); it ends with ``finish(_:)``.
@@ -106,6 +116,12 @@ public struct ErrandResult: Sendable {
         case bulkProgress(read: Int)
         /// A bulk edit ended.
         case bulkDone(BulkRequest, Result<BulkOutcome, StoreError>)
+        /// A statement of the SQL screen was compiled and counted: a result, or a write to ask about.
+        case statement(Result<StatementOutcome, StoreError>)
+        /// A write of the SQL screen ran: the rows it changed (nil: a schema statement).
+        case statementWritten(SQLStatement, Result<Int?, StoreError>)
+        /// The SQL screen's history could not be written: why.
+        case historyNotKept(String)
     }
 
     let kind: Kind

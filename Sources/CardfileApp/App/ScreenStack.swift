@@ -9,6 +9,8 @@ enum Screen {
     /// A table's list opened to choose a record for the form below it: Enter puts the
     /// selected record's `column` into the form's `field`; Esc changes nothing.
     case picker(ListScreen, field: String, column: String)
+    /// The SQL screen: a statement to run; its result opens as a list over it.
+    case sql(SQLScreen)
 }
 
 /// The screens, bottom first: the one on top has the keys (unless an overlay covers it), and
@@ -70,8 +72,14 @@ struct ScreenStack {
         case .form:
             if case .list(let list)? = belowTop { return list }
             return nil
-        case .tables: return nil
+        case .tables, .sql: return nil
         }
+    }
+
+    /// The SQL screen on top.
+    var sql: SQLScreen? {
+        if case .sql(let sql) = top { return sql }
+        return nil
     }
 
     /// The field and column a top picker chooses for.

@@ -42,6 +42,8 @@ enum CommandLineCommands {
         case deleteMarked
         /// `:schema`: the table's columns, keys, constraints, indexes, triggers and size.
         case schema
+        /// `:sql`: the SQL screen.
+        case sql
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -84,6 +86,7 @@ enum CommandLineCommands {
         Command(["set"], ":set COLUMN = VALUE", "write VALUE (a number, 'text' or NULL) to COLUMN of the marked records, or the selected one (Alt-U undoes it)"),
         Command(["delete"], ":delete", "delete the marked records, or the selected one (asks first; Alt-U brings them back)"),
         Command(["schema"], ":schema", "describe the table: columns, keys, constraints, indexes, triggers, rows and size"),
+        Command(["sql"], ":sql", "the SQL screen (Q): run a statement; a result opens as a list, editable when its rows are one table's records"),
         Command(["import"], ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options; :import cancel stops it)"),
         Command(["export", "export!"], ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one; :export cancel stops it)"),
         Command(["report"], ":report", "show the last import's or export's report"),
@@ -126,6 +129,8 @@ enum CommandLineCommands {
         case "set":
             let assignment = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
             return assignment.isEmpty ? .problem("Say what to set: :set COLUMN = VALUE (a number, 'text' or NULL).") : .set(assignment)
+        case "sql":
+            return words.count == 1 ? .sql : .problem(":sql takes nothing after it: it opens the SQL screen, where the statement is typed.")
         case "schema":
             return words.count == 1 ? .schema : .problem(":schema takes nothing after it: it describes the list's table (or the one selected).")
         case "delete":

@@ -11,6 +11,8 @@ public enum AppAction: Hashable, Sendable {
     case left, right, sortAscending, sortDescending, addSortAscending, addSortDescending, filter, add, delete
     case find, findNext, findPrevious, copyCell, copyRecord, copyRecordJSON, hideColumn, showColumns, pinKey
     case toggleWidth, narrowColumn, widenColumn, toggleMark, describeColumn, frequencyTable
+    // SQL
+    case sqlScreen, runQuery
     // Forms
     case nextField, previousField, save, leave, nextRecord, previousRecord, setNull, newLine, undo, redo, editExternally
     case followReference, pickReference, listReferencing

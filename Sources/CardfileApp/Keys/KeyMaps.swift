@@ -24,6 +24,7 @@ public enum KeyMaps {
         KeyBinding([.char("i")], .importFile, help: "Import a file into the table (asks for its name)", section: "Tables"),
         KeyBinding([.char("x")], .exportFile, help: "Export the table to a file (asks for its name)", section: "Tables"),
         KeyBinding([.char("R")], .report, help: "The last import's or export's report", section: "Tables"),
+        KeyBinding([.char("Q")], .sqlScreen, help: "SQL: run a statement, its result as a list (:sql)", section: "Tables"),
         KeyBinding([.char("q")], .back, help: "Quit", section: "Tables"),
         KeyBinding([.char(":")], .commandLine, help: "Command line (:help lists the commands)", section: "Tables"),
         KeyBinding([.char("?")], .help, help: "Show or hide the help", section: "Tables"),
@@ -67,8 +68,9 @@ public enum KeyMaps {
         KeyBinding([.char("i")], .importFile, help: "Import a file into this table, in the background (asks for its name)", section: "List"),
         KeyBinding([.char("x")], .exportFile, help: "Export the list as shown (filter, sort, marks) to a file", section: "List"),
         KeyBinding([.char("R")], .report, help: "The last import's or export's report", section: "List"),
+        KeyBinding([.char("Q")], .sqlScreen, help: "SQL: run a statement, its result as a list (:sql)", section: "List"),
         KeyBinding([.char("q")], .back, help: "Back to the tables (quits at the top)", section: "List"),
-        KeyBinding([KeyEvent(.escape)], .leave, help: "Back to the form a list was opened from (Ctrl-R, Ctrl-P)", section: "List"),
+        KeyBinding([KeyEvent(.escape)], .leave, help: "Back to the form (Ctrl-R, Ctrl-P) or the SQL the list was opened from", section: "List"),
         KeyBinding([.char(":")], .commandLine, help: "Command line (:123 goes to row 123; :help lists the commands)", section: "List"),
         KeyBinding([.char("?")], .help, help: "Show or hide the help", section: "List"),
     ] + anywhere)
@@ -178,6 +180,22 @@ public enum KeyMaps {
         KeyBinding([KeyEvent(.escape), .char("q")], .leave, help: "Close", section: "Schema"),
     ] + anywhere)
 
+    /// The SQL screen (`:sql`, `Q`): a statement in a multi-line editor.
+    public static let sql = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.function(5)), .control("e")], .runQuery, help: "Run the statement: a result opens as a list, a write says what it will change and asks", section: "SQL"),
+        KeyBinding([KeyEvent(.escape)], .leave, help: "Cancel the statement running; else back to where :sql was typed", section: "SQL"),
+        KeyBinding([KeyEvent(.up)], .up, help: "A line up; on the first line, the statement run before (per database)", section: "SQL"),
+        KeyBinding([KeyEvent(.down)], .down, help: "A line down; on the last line, the statement run after", section: "SQL"),
+        KeyBinding([KeyEvent(.tab)], .complete, help: "Complete a table's or column's name", section: "SQL"),
+        KeyBinding([KeyEvent(.enter)], .editText, help: "A new line", section: "SQL"),
+        KeyBinding([KeyEvent(.left), KeyEvent(.right)], .editText, help: "Move in the text", section: "Editing text"),
+        KeyBinding([.alt("b"), .alt("f"), KeyEvent(.left, modifiers: .control), KeyEvent(.right, modifiers: .control)], .editText, help: "Back or forward by word", section: "Editing text"),
+        KeyBinding([KeyEvent(.home), KeyEvent(.end), .control("a")], .editText, help: "Start or end of the line", section: "Editing text"),
+        KeyBinding([KeyEvent(.pageUp), KeyEvent(.pageDown)], .editText, help: "A page up or down", section: "Editing text"),
+        KeyBinding([KeyEvent(.backspace), KeyEvent(.delete)], .editText, help: "Delete a character", section: "Editing text"),
+        KeyBinding([.control("u"), .control("k")], .editText, help: "Delete to the start or the end of the line", section: "Editing text"),
+    ] + anywhere)
+
     /// The conflict dialog: a save met changes made elsewhere.
     public static let conflict = KeyMap<AppAction>([
         KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous field changed on both sides", section: "Conflict"),
@@ -194,7 +212,7 @@ public enum KeyMaps {
 
     /// Every map with its title, for the README and `cardfile keys`.
     public static let all: [(title: String, map: KeyMap<AppAction>)] = [
-        ("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict),
+        ("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict), ("SQL", sql),
         ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading), ("Frequency table", frequencies), ("Schema", schema),
     ]
 

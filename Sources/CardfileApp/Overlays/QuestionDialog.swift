@@ -22,6 +22,8 @@ enum Question {
     case quitWithFileGone
     /// A bulk edit (`:set`, `:delete`, or overwriting records changed since an undone one).
     case bulk(BulkRequest)
+    /// A write typed on the SQL screen, counted and not yet run.
+    case sqlWrite(SQLStatement)
 }
 
 /// Where leaving a form goes.

@@ -5,6 +5,9 @@ import CardfileTerminal
 /// column, sorted and filtered as the person asks.
 final class ListScreen {
     let table: TableSchema
+    /// For the result of a statement on the SQL screen, what it is (its rows may be records of
+    /// a table, or read-only); nil for a table's list.
+    let query: QueryResult?
     let live: LiveQuery
     private(set) var focusedColumn = 0
     /// The columns a list can show (the table's, less SQLite's hidden ones), in table order.
@@ -35,13 +38,17 @@ final class ListScreen {
     /// screen (a third of it, never below 16: ISBNs, dates and codes stay whole at 40 columns).
     var longTextWidth: Int { min(32, max(16, areaWidth / 3)) }
 
-    init(context: ObjectContext, table: TableSchema, height: Int, refreshInterval: Duration, choice: ColumnChoice? = nil,
+    /// A list of `table`, or of a statement's result (`query`: in the statement's order, its
+    /// first rows read in the background, since every read runs the statement again).
+    init(context: ObjectContext, table: TableSchema, query: QueryResult? = nil, height: Int, refreshInterval: Duration, choice: ColumnChoice? = nil,
          wake: @escaping @Sendable () -> Void) throws(StoreError) {
         self.table = table
+        self.query = query
         allColumns = table.columns.filter { !$0.isHidden }
         columns = allColumns
-        live = try LiveQuery(context: context, spec: LiveQuerySpec(table: table.name), height: max(1, height),
-                             minimumRefreshInterval: refreshInterval, wake: wake)
+        let sort = query == nil ? [] : [ColumnSort(QueryResult.ordinalColumn)]
+        live = try LiveQuery(context: context, spec: LiveQuerySpec(table: table.name, sort: sort), height: max(1, height),
+                             minimumRefreshInterval: refreshInterval, firstWindowInBackground: query != nil, wake: wake)
         // A new order no index serves is read in the background: the loop keeps answering.
         live.firstWindowInBackground = true
         if let choice {

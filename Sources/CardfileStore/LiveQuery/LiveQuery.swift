@@ -111,14 +111,18 @@ public final class LiveQuery {
     /// Opens a live query on `context`'s table and loads its first window.
     /// - Parameters:
     ///   - height: rows in the window (the list's visible lines).
+    ///   - firstWindowInBackground: see ``firstWindowInBackground``; given here, it holds for
+    ///     the first window too (a query's result, whose every read runs the query).
     ///   - wake: called from any thread when ``update(now:)`` has something to do; the UI loop
     ///     posts a message to itself from it.
     /// - Throws: ``StoreError/noSuchTable(_:)``, ``StoreError/noSuchField(table:field:)``,
     ///   ``StoreError/invalidFilter(message:offset:)``.
     public init(
         context: ObjectContext, spec: LiveQuerySpec, height: Int,
-        minimumRefreshInterval: Duration = .milliseconds(250), wake: @escaping @Sendable () -> Void = {}
+        minimumRefreshInterval: Duration = .milliseconds(250), firstWindowInBackground: Bool = false,
+        wake: @escaping @Sendable () -> Void = {}
     ) throws(StoreError) {
+        self.firstWindowInBackground = firstWindowInBackground
         self.context = context
         self.core = context.core
         self.spec = spec

@@ -25,6 +25,12 @@ public struct TextAreaState: Hashable, Sendable {
         cursor = min(max(0, index), characters.count)
     }
 
+    /// True when the cursor is on the first displayed line (as last wrapped).
+    public var isCursorOnFirstLine: Bool { location(width: wrapWidth).line == 0 }
+
+    /// True when the cursor is on the last displayed line (as last wrapped).
+    public var isCursorOnLastLine: Bool { location(width: wrapWidth).line == lines(width: wrapWidth).count - 1 }
+
     /// Displayed lines as character ranges, wrapping at `width` cells and at line breaks.
     func lines(width: Int) -> [Range<Int>] {
         var lines: [Range<Int>] = []
@@ -121,9 +127,16 @@ public struct TextAreaState: Hashable, Sendable {
 /// A multi-line text area with soft wrapping and vertical scrolling.
 public struct TextArea: StatefulWidget {
     public var style: Style
+    /// A character to draw in ``markStyle`` (where an error was found); nil marks none. At the
+    /// end of the text, the cell after it is marked.
+    public var mark: Int?
+    public var markStyle: Style
 
-    public init(style: Style = Style(background: .surface)) {
+    public init(style: Style = Style(background: .surface), mark: Int? = nil,
+                markStyle: Style = Style(foreground: .error, attributes: [.reverse, .bold])) {
         self.style = style
+        self.mark = mark
+        self.markStyle = markStyle
     }
 
     public func render(in area: Rect, buffer: inout Buffer, state: inout TextAreaState) {
@@ -138,6 +151,12 @@ public struct TextArea: StatefulWidget {
         state.scroll = min(state.scroll, max(0, lines.count - 1))
         for (offset, range) in lines.dropFirst(state.scroll).prefix(area.height).enumerated() {
             buffer.write(String(state.characters[range]), x: area.x, y: area.y + offset, maxWidth: area.width, style: style, overflow: .clip)
+            guard let mark, mark >= range.lowerBound,
+                  mark < range.upperBound || mark == range.upperBound && (mark == state.characters.count || state.characters[mark].isNewline) else { continue }
+            let x = state.characters[range.lowerBound..<mark].reduce(0) { $0 + Glyph($1).width }
+            guard x < area.width else { continue }
+            let shown = mark < state.characters.count && !state.characters[mark].isNewline ? String(state.characters[mark]) : " "
+            buffer.write(shown, x: area.x + x, y: area.y + offset, maxWidth: area.width - x, style: markStyle, overflow: .clip)
         }
     }
 
