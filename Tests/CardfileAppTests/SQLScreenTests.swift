@@ -46,6 +46,17 @@ struct SQLScreenTests {
         #expect(harness.app.list?.table.name == "cards", "Esc leaves the SQL screen for where Q was pressed")
     }
 
+    @Test func aResultFollowsAnotherProgramsWritesKeepingTheCursor() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(table: "cards", autosave: nil))
+        try Self.run(harness, "SELECT upper(name) AS shout, age FROM cards ORDER BY age")
+        #expect(try harness.waitFor { $0.contains("GRACE") })
+        try harness.press(.char("j"), .char("j"))                                   // the third row
+        let selected = harness.app.list?.selection
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'Marge' WHERE id = 4")
+        #expect(try harness.waitFor { $0.contains("MARGE") }, "\(harness.screen)")
+        #expect(harness.app.list?.selection == selected)
+    }
+
     @Test func aJoinIsReadOnlyAndSaysWhy() throws {
         let harness = try AppHarness(schema: AppHarness.cards + "CREATE TABLE calls (card INTEGER REFERENCES cards(id), at TEXT); INSERT INTO calls VALUES (1, 'monday'), (1, 'friday');",
                                      options: CardfileApp.Options(table: "cards", autosave: nil))
@@ -154,6 +165,20 @@ struct SQLScreenTests {
         #expect(sql.editor.text == "SELECT 2\n, 3")                               // the cursor on its last line
         press(KeyEvent(.down))
         #expect(sql.editor.text == "typed", "past the newest, what was being typed")
+    }
+
+    @Test func ctrlOEditsTheStatementInTheEditorAsAnSQLFile() throws {
+        let (harness, log, scripts) = try ExternalEditorTests.harness(editor: "grep -q 'FROM cards' \"$1\" && printf 'SELECT name\\nFROM cards\\nWHERE age > 40\\n' > \"$1\"")
+        defer { withExtendedLifetime(scripts) {} }
+        try harness.press(.char("Q"))
+        try harness.type("SELECT * FROM cards")
+        try harness.press(.control("o"))
+        #expect(harness.backend.handOvers == 1)
+        #expect(ExternalEditorTests.files(in: log).first?.hasSuffix(".sql") == true)
+        #expect(harness.app.screens.sql?.editor.text == "SELECT name\nFROM cards\nWHERE age > 40")
+        #expect(harness.messageLine.contains("F5 runs it"), "\(harness.messageLine)")
+        try harness.press(KeyEvent(.function(5)))
+        #expect(try harness.waitFor { $0.contains("Grace") && !$0.contains("Ada") })
     }
 
     @Test func tabCompletesTableAndColumnNames() throws {

@@ -1,8 +1,14 @@
 import CardfileTerminal
 import Foundation
 
-/// Ctrl-O: the focused field's text in the person's own editor.
+/// Ctrl-O: the focused field's text, or the SQL screen's statement, in the person's own editor.
 extension CardfileApp {
+    func startExternalEdit(of sql: SQLScreen) -> [AppCommand] {
+        var request = ExternalEdit(field: "The statement", text: sql.editor.text, readOnly: false, command: options.editor, fileStem: "cardfile-statement")
+        request.fileExtension = "sql"
+        return [.editExternally(request)]
+    }
+
     func startExternalEdit(in form: FormScreen, now: ContinuousClock.Instant) -> [AppCommand] {
         switch form.externalEditRequest(command: options.editor) {
         case .success(let request):
@@ -18,6 +24,10 @@ extension CardfileApp {
         let program = request.command.split(separator: " ").first.map(String.init) ?? request.command
         let editor = program.split(separator: "/").last.map(String.init) ?? program
         switch outcome {
+        case .changed(let text) where request.fileExtension == "sql":
+            guard let sql = screens.sql else { return }
+            sql.replaceText(with: text)
+            show("The statement was edited in \(editor): F5 runs it.", role: .success, now: now)
         case .changed(let text):
             guard let form else { return }
             switch form.applyExternalText(text, to: request.field, now: now) {

@@ -40,6 +40,8 @@ extension CardfileApp {
             show(names.count > 8 ? shown + "  … (\(names.count))" : shown, role: .muted, now: now)
         case .noCompletion:
             show("No table or column name starts with what is before the cursor.", role: .muted, now: now)
+        case .editExternally:
+            return startExternalEdit(of: sql)
         case .action(let action):
             return common(action, now: now) ?? []
         case .handled, .ignored:

@@ -17,6 +17,8 @@ public struct ExternalEdit: Equatable, Sendable {
     public let command: String
     /// Gives the temporary file a recognisable name (`cards-notes-…`).
     public let fileStem: String
+    /// The temporary file's extension (`sql` lets an editor colour a statement).
+    public var fileExtension = "txt"
 
     /// What happened in the editor.
     public enum Outcome: Equatable, Sendable {
@@ -42,7 +44,7 @@ public struct ExternalEdit: Equatable, Sendable {
     /// the terminal), reads the file back and removes it.
     public func run() -> Outcome {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-\(UUID().uuidString.prefix(8))")
-        let file = folder.appendingPathComponent("\(Self.safe(fileStem)).txt")
+        let file = folder.appendingPathComponent("\(Self.safe(fileStem)).\(Self.safe(fileExtension))")
         defer { try? FileManager.default.removeItem(at: folder) }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])

@@ -187,6 +187,7 @@ public enum KeyMaps {
         KeyBinding([KeyEvent(.up)], .up, help: "A line up; on the first line, the statement run before (per database)", section: "SQL"),
         KeyBinding([KeyEvent(.down)], .down, help: "A line down; on the last line, the statement run after", section: "SQL"),
         KeyBinding([KeyEvent(.tab)], .complete, help: "Complete a table's or column's name", section: "SQL"),
+        KeyBinding([.control("o")], .editExternally, help: "Edit the statement in $VISUAL or $EDITOR (vi when neither is set)", section: "SQL"),
         KeyBinding([KeyEvent(.enter)], .editText, help: "A new line", section: "SQL"),
         KeyBinding([KeyEvent(.left), KeyEvent(.right)], .editText, help: "Move in the text", section: "Editing text"),
         KeyBinding([.alt("b"), .alt("f"), KeyEvent(.left, modifiers: .control), KeyEvent(.right, modifiers: .control)], .editText, help: "Back or forward by word", section: "Editing text"),

@@ -14,6 +14,8 @@ final class SQLScreen {
         case run
         /// Esc: cancel the statement running, else leave the screen.
         case leave
+        /// Ctrl-O: the statement in the person's own editor.
+        case editExternally
         /// Tab found several names: the ones it could be (completed as far as they agree).
         case candidates([String])
         /// Tab found nothing to complete.
@@ -67,6 +69,7 @@ final class SQLScreen {
         switch action {
         case .runQuery?: return .run
         case .leave?: return .leave
+        case .editExternally?: return running == nil ? .editExternally : .ignored
         case .complete?: return complete(names())
         case .up? where editor.isCursorOnFirstLine: return showHistory(step: -1)
         case .down? where editor.isCursorOnLastLine && browsing != nil: return showHistory(step: 1)
@@ -81,6 +84,15 @@ final class SQLScreen {
             browsing = nil
         }
         return .handled
+    }
+
+    /// The whole text, as another editor gave it back (the cursor at its end).
+    func replaceText(with text: String) {
+        editor = TextAreaState(text: text)
+        editor.moveCursor(to: text.count)
+        errorOffset = nil
+        problem = nil
+        browsing = nil
     }
 
     /// Pasted text goes into the editor as typed.
