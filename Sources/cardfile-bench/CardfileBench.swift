@@ -14,7 +14,7 @@ struct CardfileBench: ParsableCommand {
     @Option(help: "Saves (and raw commits) to time.")
     var saves = 5_000
 
-    @Argument(help: "Sections to run: store, live, terminal, app, field, import (default: all).")
+    @Argument(help: "Sections to run: store, live, terminal, app, field, import, sql (default: all).")
     var sections: [String] = []
 
     @Option(help: .hidden)
@@ -44,7 +44,7 @@ struct CardfileBench: ParsableCommand {
             print("\(result.rss) \(result.pages) \(result.seconds)")
             return
         }
-        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "field", "import"] : sections)
+        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "field", "import", "sql"] : sections)
 
         if wanted.contains("store") {
             let path = "\(folder)/store.sqlite"
@@ -85,6 +85,11 @@ struct CardfileBench: ParsableCommand {
         }
         if wanted.contains("field") {
             try LongFieldBenchmark(folder: folder).run()
+        }
+        if wanted.contains("sql") {
+            let path = "\(folder)/sql.sqlite"
+            try BenchmarkDatabase.create(at: path, rows: rows)
+            try SQLBenchmark(path: path, rows: rows).run()
         }
         if wanted.contains("import") {
             try ImportBenchmark(folder: folder, sizes: [100_000, rows]).run()

@@ -108,7 +108,10 @@ extension Cardfile {
             } catch {
                 throw fail("cannot use this terminal: \(error)")
             }
-            defer { backend.shutdown() }
+            defer {
+                backend.shutdown()
+                container.removeQueryResults()
+            }
             let clock = SystemClock()
             let handle = WakeHandle(backend)
             let inbox = Inbox(wake: { handle.wake() })

@@ -110,6 +110,7 @@ struct QueryTests {
         let result = try container.openQuery(try container.compile("SELECT name, id AS number FROM items ORDER BY name"))
         #expect(result.records == .init(table: "items", keyColumns: ["number"]))
         #expect(result.table.columns.map(\.name) == ["#", "name", "number"])
+        #expect(try container.load(result, cancellation: Cancellation()) == 5)
         let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]), height: 10)
         try live.waitForBackgroundWork()
         let first = try #require(live.window.rows.first)
@@ -154,6 +155,7 @@ struct QueryTests {
             let result = try container.openQuery(try container.compile(sql))
             let expected = try reader.read { db in try Row.fetchAll(db, sql: sql).map { row in Self.values(row) } }
             let height = 1 + random.next(below: 9)
+            #expect(try container.load(result, cancellation: Cancellation()) == expected.count, "\(context)")
             let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]), height: height)
             try live.waitForBackgroundWork()
             let walked = try Self.walk(live)
@@ -161,7 +163,6 @@ struct QueryTests {
             let numbers = walked.map { $0[0] }
             #expect(shown == expected, "\(context)")
             #expect(numbers == (0..<expected.count).map { .integer(Int64($0 + 1)) }, "\(context)")
-            #expect(try container.countRows(of: result, cancellation: Cancellation()) == expected.count, "\(context)")
             // Sorted by a column of the result (the key breaks ties, as for a table).
             let column = result.table.columns[1 + random.next(below: result.table.columns.count - 1)]
             let ascending = random.next(below: 2) == 0
@@ -171,7 +172,7 @@ struct QueryTests {
             let sorted = try Self.walk(live)
             let direction = ascending ? "ASC" : "DESC"
             let key = result.table.primaryKey.keyExpressions.joined(separator: " \(direction), ")
-            let oracle = try container.core.read { db in
+            let oracle = try container.core.read(for: try container.core.entity(result.table.name)) { db in
                 try Row.fetchAll(db, sql: "SELECT * FROM \(result.table.fromSQL) ORDER BY \(column.name.quotedIdentifier) \(direction), \(key) \(direction)")
                     .map { row in Self.values(row) }
             }
@@ -196,19 +197,41 @@ struct QueryTests {
         let fixture = try Self.fixture(items: 5)
         let container = try Container(path: fixture.path)
         let result = try container.openQuery(try container.compile("SELECT i.name, k.label FROM items i JOIN kinds k ON k.id = i.kind ORDER BY i.id"))
+        _ = try container.load(result, cancellation: Cancellation())
         let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]),
                                  height: 10, minimumRefreshInterval: .zero)
         try live.waitForBackgroundWork()
         #expect(live.window.rows.count == 5)
         try BulkEditTests.outside(fixture.path, "UPDATE kinds SET label = 'renamed'; INSERT INTO items VALUES (99, 1, 'new', 1, 1)")
         #expect(try container.checkForExternalChanges())
-        var clock = TestClock()
-        clock.advance(.seconds(1))
-        _ = try live.update(now: clock.now, immediately: true)
-        try live.waitForBackgroundWork()
-        _ = try live.update(now: clock.now, immediately: true)
+        // The query runs again in the background; the list follows once its rows are copied.
+        let deadline = Date().addingTimeInterval(10)
+        while live.window.count.known != 6, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            _ = try live.update(now: .now, immediately: true)
+            try live.waitForBackgroundWork()
+        }
         #expect(live.window.count.known == 6)
         #expect(live.window.rows.allSatisfy { $0.values[2] == .text("renamed") }, "\(live.window.rows.map(\.values))")
+    }
+
+    /// Results are copied into a folder of their own, removed when the editor ends; one left
+    /// by a process that is gone is removed by the next.
+    @Test func theResultsFolderGoesWithTheEditorAndLeftoversWithTheNext() throws {
+        let temporary = FileManager.default.temporaryDirectory
+        var gone: Int32 = 4_000_000
+        while kill(gone, 0) == 0 || errno != ESRCH { gone -= 1 }
+        let leftover = temporary.appendingPathComponent("cardfile-results-\(gone)-test")
+        try FileManager.default.createDirectory(at: leftover, withIntermediateDirectories: true)
+        let fixture = try Self.fixture(items: 3)
+        let container = fixture.container
+        _ = try container.load(try container.openQuery(try container.compile("SELECT * FROM items")), cancellation: Cancellation())
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+        let ours = try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0.hasPrefix("cardfile-results-\(getpid())-") }
+        #expect(!ours.isEmpty)
+        let folder = try #require(try container.core.results().folder)
+        container.removeQueryResults()
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 
     // MARK: - Writes
@@ -296,7 +319,7 @@ struct QueryTests {
         let outcome = Locked<Result<Int, StoreError>?>(nil)
         let done = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            let counted = Result { () throws(StoreError) -> Int in try container.countRows(of: result, cancellation: cancellation) }
+            let counted = Result { () throws(StoreError) -> Int in try container.load(result, cancellation: cancellation) }
             outcome.withLock { $0 = counted }
             done.signal()
         }
@@ -307,6 +330,6 @@ struct QueryTests {
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(outcome.value == .failure(.queryCancelled))
         // The connection is whole afterwards.
-        #expect(try container.countRows(of: try container.openQuery(try container.compile("SELECT * FROM items")), cancellation: Cancellation()) == 3)
+        #expect(try container.load(try container.openQuery(try container.compile("SELECT * FROM items")), cancellation: Cancellation()) == 3)
     }
 }

@@ -82,7 +82,7 @@ extension CardfileApp {
                 let statement = try container.compile(text)
                 if statement.kind == .read {
                     let result = try container.openQuery(statement)
-                    return .result(result, rows: try container.countRows(of: result, cancellation: cancellation))
+                    return .result(result, rows: try container.load(result, cancellation: cancellation))
                 }
                 return .write(statement, count: try container.rehearse(statement, cancellation: cancellation))
             })

@@ -38,7 +38,7 @@ extension Container {
             measures += ", count(\(number)), total(\(number)), avg(\(number)), coalesce(sum(typeof(\(c)) = 'real'), 0)"
         }
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: entity) { db in
                 guard let row = try Row.fetchOne(db, sql: "SELECT \(measures) FROM \(entity.table.fromSQL) WHERE \(condition.sql)",
                                                  arguments: condition.arguments.statementArguments) else { return MarkedCount(count: 0) }
                 var counted = MarkedCount(count: row[0])
@@ -75,7 +75,7 @@ extension Container {
         let condition = try marks.predicate(for: schema).sql(for: schema)
         let sql = "SELECT \(names.joined(separator: ", ")) FROM \(schema.fromSQL) WHERE \(condition.sql) ORDER BY \(schema.primaryKey.keyExpressions.joined(separator: ", ")) LIMIT \(max(0, limit))"
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: entity) { db in
                 try db.makeStatement(sql: sql).fetchValueRows(arguments: condition.arguments)
             }
         }
@@ -100,7 +100,7 @@ extension Container {
         let sql = "SELECT \((schema.primaryKey.keyExpressions + tests).joined(separator: ", ")) FROM \(schema.fromSQL) WHERE \(schema.keyInSQL(count: keys.count))"
         arguments += keys.flatMap { $0 }
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: entity) { db in
                 var found: Set<ObjectID> = []
                 for row in try Row.fetchAll(db, sql: sql, arguments: arguments.statementArguments) {
                     let values = Array(row.databaseValues.map(Value.init))

@@ -20,8 +20,10 @@ final class StoreCore: Sendable {
     let checkpointer: Checkpointer?
     let journalMode: JournalMode
     private let entities: [String: Entity]
-    /// The results of queries open on the SQL screen, by name (see ``Container/describeQuery(_:)``).
+    /// The results of queries open on the SQL screen, by name (see ``Container/openQuery(_:)``).
     private let queryEntities = Locked<[String: Entity]>([:])
+    /// Where results are kept, made when the first query runs.
+    private let resultStore = Locked<ResultStore?>(nil)
     private let commitObserver: CommitObserver?
     private let counters = Locked((tempID: UInt64(0), context: UInt64(0), insert: UInt64(0)))
     /// Taken around every write of this process (see ``write(origin:busyTimeout:bulkTables:_:)``).
@@ -73,6 +75,31 @@ final class StoreCore: Sendable {
         if let entity = entities[table.lowercased()] { return entity }
         guard let entity = queryEntities.withLock({ $0[table.lowercased()] }) else { throw StoreError.noSuchTable(table) }
         return entity
+    }
+
+    /// The store of query results, made on first use.
+    func results() throws -> ResultStore {
+        try resultStore.withLock { store in
+            if let store { return store }
+            let made = try ResultStore()
+            store = made
+            return made
+        }
+    }
+
+    /// Removes the copies of query results (see ``ResultStore/removeFiles()``).
+    func removeResults() {
+        resultStore.withLock { store in
+            store?.removeFiles()
+            store = nil
+        }
+    }
+
+    /// Runs `body` in a read transaction where `entity`'s rows are: the person's database, or
+    /// for a query's result, the ``ResultStore``.
+    func read<T>(for entity: Entity, _ body: (Database) throws -> T) throws -> T {
+        guard let reader = entity.reader else { return try read(body) }
+        return try reader.read(body)
     }
 
     /// Makes a query's result readable as `entity.name` (replacing an earlier one of that name).

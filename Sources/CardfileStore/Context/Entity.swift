@@ -1,3 +1,5 @@
+import GRDB
+
 /// A table together with its entity description: the field layout every context uses.
 ///
 /// Fields are the table's columns in schema order followed by the transient fields; a field
@@ -25,6 +27,9 @@ final class Entity: Sendable {
     /// The tables and views (lowercased) whose commits can change the rows: the table itself,
     /// or for a query's result every one its SQL names.
     let watchedTables: Set<String>
+    /// Where its rows are read, when not from the person's database: a query's result is
+    /// read from the ``ResultStore``.
+    let reader: (any DatabaseReader)?
     private let fieldPositions: [String: Int]
     /// Built UPDATE statements by the set of columns they write (one entry per edit shape).
     private let updateSQLCache = Locked<[UpdateShape: String]>([:])
@@ -35,8 +40,9 @@ final class Entity: Sendable {
         let returning: Bool
     }
 
-    init(table: TableSchema, description: EntityDescription?, watching: Set<String>? = nil) throws(StoreError) {
+    init(table: TableSchema, description: EntityDescription?, watching: Set<String>? = nil, reader: (any DatabaseReader)? = nil) throws(StoreError) {
         self.table = table
+        self.reader = reader
         watchedTables = watching ?? [table.name.lowercased()]
         let transient = description?.transientFields ?? []
         for name in transient where table.column(named: name) != nil {

@@ -13,7 +13,7 @@ extension ObjectContext {
         let entity = try core.entity(request.table)
         let query = try FetchQuery(entity: entity, request: request, pending: pendingRows(for: entity))
         let rows = try storeErrors(path: core.path) {
-            try core.read { db in try db.cachedStatement(sql: query.sql).fetchValueRows(arguments: query.arguments) }
+            try core.read(for: entity) { db in try db.cachedStatement(sql: query.sql).fetchValueRows(arguments: query.arguments) }
         }
         return try withState { state in
             var records: [Record] = []
@@ -35,7 +35,7 @@ extension ObjectContext {
         unpaged.offset = 0
         let query = try FetchQuery(entity: entity, request: unpaged, pending: pendingRows(for: entity))
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: entity) { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(query.sql))", arguments: query.arguments.statementArguments) ?? 0
             }
         }

@@ -37,10 +37,10 @@ extension ObjectContext {
             let entity = try core.entity(table)
             let transient = Array(repeating: Value.null, count: entity.fieldNames.count - entity.columnCount)
             let rows: [ObjectID: [Value]]
-            if let db {
+            if let db, entity.reader == nil {
                 rows = try Self.readRows(tableIDs, entity: entity, db: db)
             } else {
-                rows = try core.read { try Self.readRows(tableIDs, entity: entity, db: $0) }
+                rows = try core.read(for: entity) { try Self.readRows(tableIDs, entity: entity, db: $0) }
             }
             for (id, columns) in rows {
                 result[id] = SourceObject(values: columns + transient, version: 0)

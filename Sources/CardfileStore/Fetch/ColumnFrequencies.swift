@@ -33,7 +33,7 @@ extension Container {
             """
         let arguments = rows.arguments
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: rows.entity) { db in
                 var frequencies = ColumnFrequencies()
                 for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
                     frequencies.values.append((Value(row[0] as DatabaseValue), row[1]))
@@ -54,7 +54,7 @@ extension Container {
     public func distinctValues(of column: String, table: String, where predicate: Predicate? = nil) throws(StoreError) -> Int {
         let rows = try columnRows(column, table: table, where: predicate)
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: rows.entity) { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 \(rows.from) GROUP BY \(rows.column))", arguments: rows.arguments) ?? 0
             }
         }

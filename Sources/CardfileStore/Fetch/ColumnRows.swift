@@ -11,17 +11,20 @@ struct ColumnRows {
     /// The table's read source, and the WHERE part alone (empty, or ` WHERE …`).
     let source: String
     let filter: String
+    /// Whose rows they are (where they are read: ``StoreCore/read(for:_:)``).
+    let entity: Entity
 }
 
 extension Container {
     /// `column` of `table` over the rows `predicate` matches (every row when nil).
     /// - Throws: ``StoreError/noSuchField(table:field:)``, an unknown table or a bad predicate.
     func columnRows(_ column: String, table: String, where predicate: Predicate?) throws(StoreError) -> ColumnRows {
-        let schema = try core.entity(table).table
+        let entity = try core.entity(table)
+        let schema = entity.table
         guard let described = schema.column(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
         let condition = try predicate?.sql(for: schema)
         let filter = condition.map { " WHERE \($0.sql)" } ?? ""
         return ColumnRows(column: described.name.quotedIdentifier, from: "FROM \(schema.fromSQL)\(filter)",
-                          arguments: (condition?.arguments ?? []).statementArguments, source: schema.fromSQL, filter: filter)
+                          arguments: (condition?.arguments ?? []).statementArguments, source: schema.fromSQL, filter: filter, entity: entity)
     }
 }

@@ -30,7 +30,7 @@ extension Container {
         let (c, arguments, source, whereSQL) = (rows.column, rows.arguments, rows.from, rows.filter)
         let isNumber = "typeof(\(c)) IN ('integer', 'real')"
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: rows.entity) { db in
                 var statistics = ColumnStatistics()
                 if let row = try Row.fetchOne(db, sql: """
                     SELECT count(*), count(*) - count(\(c)), coalesce(sum(\(c) = ''), 0), count(DISTINCT \(c)), min(\(c)), max(\(c)),

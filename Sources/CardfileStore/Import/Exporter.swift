@@ -60,7 +60,7 @@ public struct Exporter {
         let select = names.map(\.quotedIdentifier).joined(separator: ", ")
         let sql = "SELECT \(select) FROM \(entity.table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.read(for: entity) { db in
                 var out: [UInt8] = []
                 out.reserveCapacity(1 << 16)
                 func flush(force: Bool = false) throws {

@@ -224,11 +224,11 @@ public final class LiveQuery {
     private func readFirstPageInBackground(keepingSelection: Bool) {
         firstWindowKeepsSelection = keepingSelection
         let page = query.page(from: nil, inclusive: true, limit: height, offset: 0)
-        let core = self.core
+        let (core, entity) = (self.core, self.entity)
         let stamp = specVersion
         worker.start(.sorting(fraction: nil)) { _, _ -> LiveQueryWorker.Result? in
             do {
-                let rows: [[Value]] = try core.read { db -> [[Value]] in
+                let rows: [[Value]] = try core.read(for: entity) { db -> [[Value]] in
                     try db.cachedStatement(sql: page.sql).fetchValueRows(arguments: page.arguments)
                 }
                 return .firstPage(rows, stamp)
@@ -394,14 +394,14 @@ public final class LiveQuery {
         guard backgroundWanted, !worker.isBusy else { return }
         backgroundWanted = false
         let query = self.query
-        let core = self.core
+        let (core, entity) = (self.core, self.entity)
         let stamp = specVersion
         let data = dataVersion
         let estimate = max(1, window.count.known)
         let keyed = walksByKey
         worker.start(keyed ? .counting(fraction: nil) : .sorting(fraction: nil)) { cancellation, progress in
             do {
-                return try core.read { db -> LiveQueryWorker.Result in
+                return try core.read(for: entity) { db -> LiveQueryWorker.Result in
                     let report = { (done: Int) in
                         let fraction = min(1, Double(done) / Double(estimate))
                         progress(keyed ? .counting(fraction: fraction) : .sorting(fraction: fraction))
@@ -429,6 +429,6 @@ public final class LiveQuery {
 
     /// Runs `body` in one read transaction, mapping errors.
     func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        try storeErrors(path: core.path) { try core.read(body) }
+        try storeErrors(path: core.path) { try core.read(for: entity, body) }
     }
 }

@@ -15,28 +15,32 @@ extension Container {
         }
     }
 
-    /// Describes a read statement's result and makes it readable under `result.table.name`,
-    /// so a ``LiveQuery`` (and every read that takes a table's name) can show it. An earlier
-    /// result of that name is replaced. Cheap: the query is compiled and planned, not run.
+    /// Describes a read statement's result. Cheap: the query is compiled and planned, not
+    /// run; ``load(_:cancellation:)`` runs it.
     public func openQuery(_ statement: SQLStatement) throws(StoreError) -> QueryResult {
         guard statement.kind == .read else { throw StoreError.statementNotRun(reason: "Only a statement that reads has a result to show.") }
         let schema = core.schema
-        let result = try storeErrors(path: core.path) {
+        return try storeErrors(path: core.path) {
             try core.read { db in try QueryReader.describe(statement, db: db, schema: schema) }
         }
-        core.register(query: try Entity(table: result.table, description: nil, watching: result.readTables))
-        return result
     }
 
-    /// How many rows the result has: the whole query runs once. Meant for the background;
-    /// `cancellation` stops it within microseconds (``StoreError/queryCancelled``).
-    public func countRows(of result: QueryResult, cancellation: Cancellation) throws(StoreError) -> Int {
-        try Self.statementErrors(path: core.path) {
-            try core.read { db in
-                try cancellation.interrupting(db) {
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM (\n\(result.sql)\n)") ?? 0
-                }
-            }
+    /// Runs the result's query and keeps its rows (in the ``ResultStore``), readable under
+    /// `result.table.name` by a ``LiveQuery`` and every read that takes a table's name; an
+    /// earlier result of that name is replaced. From then on, a commit to a table the query
+    /// names runs it again in the background, and its lists follow. Returns the number of
+    /// rows. Meant for the background: `cancellation` stops it within microseconds
+    /// (``StoreError/queryCancelled``), and then nothing is replaced.
+    public func load(_ result: QueryResult, cancellation: Cancellation) throws(StoreError) -> Int {
+        let core = self.core
+        return try Self.statementErrors(path: core.path) {
+            let store = try core.results()
+            let count = try store.fill(result, from: core, cancellation: cancellation)
+            core.register(query: try Entity(table: result.table, description: nil, watching: [result.table.name.lowercased()], reader: store.pool))
+            let refresher = QueryRefresher(result: result, core: core, store: store)
+            core.bus.register(refresher)
+            store.keep(refresher, for: result.table.name)
+            return count
         }
     }
 
@@ -75,6 +79,12 @@ extension Container {
                 }
             }
         }
+    }
+
+    /// Removes the copies of query results and their folder: call it when the editor ends
+    /// (the process may end without freeing the container). A result is not read afterwards.
+    public func removeQueryResults() {
+        core.removeResults()
     }
 
     /// The record a row of an editable result is (`id` from the result's list); nil for a

@@ -10,9 +10,6 @@ import GRDBSQLite
 /// the reason is the most specific one its text shows (a compound, grouping, DISTINCT, a view,
 /// a join, a missing key).
 enum QueryReader {
-    /// The name of the common table expression the query is wrapped in.
-    private static let wrapper = "cardfile result"
-
     static func describe(_ statement: SQLStatement, db: Database, schema: DatabaseSchema) throws -> QueryResult {
         let text = statement.text
         let columns = try resultColumns(db, select: text, schema: schema)
@@ -35,11 +32,8 @@ enum QueryReader {
             described.append(ColumnDescription(name: name, declaredType: column.declaredType ?? origin?.declaredType ?? "",
                                                collation: origin?.collation ?? .binary))
         }
-        let renamedList = names.map(\.quotedIdentifier).joined(separator: ", ")
-        let source = "WITH \(wrapper.quotedIdentifier)(\(renamedList)) AS (\n\(text)\n) "
-            + "SELECT row_number() OVER () AS \(QueryResult.ordinalColumn.quotedIdentifier), * FROM \(wrapper.quotedIdentifier)"
         let key: PrimaryKey = records.map { .columns($0.keyColumns) } ?? .rowidAlias(column: QueryResult.ordinalColumn)
-        let table = TableSchema(name: resultName(schema), columns: described, primaryKey: key, view: ViewWrites(), source: source)
+        let table = TableSchema(name: resultName(schema), columns: described, primaryKey: key, view: ViewWrites(), source: text)
         return QueryResult(
             sql: text, table: table, records: records,
             readOnlyReason: records == nil ? readOnlyReason(tokens: tokens, named: named, columns: columns) : nil,

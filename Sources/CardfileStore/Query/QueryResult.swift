@@ -5,8 +5,8 @@
 /// Its ``table`` is made up: named ``TableSchema/name`` (`query`, or `query 2` when the file
 /// has a table of that name), with a first column `#` numbering the rows in the query's own
 /// order, then the result's columns (renamed only where two share a name). Lists sort by `#`
-/// to show the query's order. Its rows are read from ``TableSchema/source``, which runs the
-/// query again for each read: a window of a large result costs the whole query.
+/// to show the query's order. Its rows are a copy, made by ``Container/load(_:cancellation:)``
+/// in the ``ResultStore`` and made again whenever a table the query names changes.
 public struct QueryResult: Sendable, Equatable {
     /// The statement as run (without a trailing semicolon).
     public let sql: String

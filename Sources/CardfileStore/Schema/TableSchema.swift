@@ -33,8 +33,8 @@ public struct TableSchema: Hashable, Sendable {
     /// that adds each row's ordinal among identical rows (see ``PrimaryKey/unidentifiable(columns:)``).
     /// Writes always name ``quotedName``.
     let fromSQL: String
-    /// For a query's result (see ``QueryResult``), the SELECT its rows come from; nil for a
-    /// table or view of the file.
+    /// For a query's result (see ``QueryResult``), the SELECT its rows come from (they are
+    /// read from a copy in the ``ResultStore``); nil for a table or view of the file.
     public let source: String?
 
     public init(
@@ -67,8 +67,7 @@ public struct TableSchema: Hashable, Sendable {
         } else {
             keyMatchSQL = "(\(keys.joined(separator: ", "))) \(match) (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
         }
-        let quoted = name.quotedIdentifier
-        let from = source.map { "(\($0)) AS \(quoted)" } ?? quoted
+        let from = name.quotedIdentifier
         if case .unidentifiable(let columns) = primaryKey {
             let listed = columns.map(\.quotedIdentifier)
             let partition = PrimaryKey.contentTerms(columns).joined(separator: ", ")
