@@ -65,6 +65,27 @@ struct SQLBenchmark {
         let rehearsed = try Measure.time { counted = try container.rehearse(update, cancellation: Cancellation()) }
         let ran = try Measure.time { _ = try container.run(update, cancellation: Cancellation()) }
         table.add("UPDATE of \((counted ?? 0).formatted()) rows: counted (rolled back) / run", "\(duration(rehearsed)) / \(duration(ran))")
+
+        // :index: a list sorted by the unindexed `name`, before and after the index it advises.
+        func sortedByName() throws -> (advice: IndexAdvice?, open: Double, sorted: Double, page: Distribution, jump: Double) {
+            var live: LiveQuery?
+            let open = try Measure.time {
+                live = try LiveQuery(context: view, spec: LiveQuerySpec(table: "items", sort: [ColumnSort("name")]), height: windowHeight)
+            }
+            let sorted = try Measure.time { try live!.waitForBackgroundWork() }
+            let page = Distribution(try Measure.samples(50) { _ in try live!.pageDown() })
+            let jump = try Measure.time { try live!.jump(toRow: rows * 7 / 10) }
+            return (live!.indexAdvice, open, sorted, page, jump)
+        }
+        let before = try sortedByName()
+        let made = try Measure.time { _ = try container.createIndex(on: "name", of: "items") }
+        let after = try sortedByName()
+        for (when, run) in [("before :index", before), ("after :index", after)] {
+            table.add("sorted by name, \(when) (advice: \(run.advice.map { "\($0.column)" } ?? "none")): first window", duration(run.open))
+            table.add("  … until the order is known (background) / page (p50) / jump to row 700k",
+                      "\(duration(run.sorted)) / \(duration(run.page.p50)) / \(duration(run.jump))")
+        }
+        table.add(":index on name (\(rows.formatted()) rows)", duration(made))
         table.print()
     }
 }

@@ -120,6 +120,8 @@ extension CardfileApp {
         case .bulk(let request):
             guard button == 0 else { return [] }
             run(request, now: now)
+        case .createIndex(let table, let column):
+            if button == 0 { createIndex(on: column, of: table, now: now) }
         case .sqlWrite(let statement):
             guard button == 0 else {
                 show("Not run: nothing was changed.", role: .muted, now: now)
@@ -218,6 +220,8 @@ extension CardfileApp {
             describeSchema(now: now)
         case .sql:
             openSQL(now: now)
+        case .index:
+            askToIndex(now: now)
         case .problem(let message):
             show(message, role: .warning, now: now)
         }

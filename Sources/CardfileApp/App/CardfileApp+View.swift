@@ -188,6 +188,7 @@ extension CardfileApp {
             if let marked = list.marks.statusText { pieces.append((marked, 1, false)) }
             if let summary = list.marks.summaryText { pieces.append((summary, 5, false)) }
             if !list.spec.filter.isEmpty { pieces.append(("filter: \(list.spec.filter)", 3, false)) }
+            if let advice = list.live.indexAdvice { pieces.append((Self.indexHint(advice), 4, false)) }
             if let activity = list.activityText { pieces.append((activity, 5, false)) }
             if let sort = list.sortText { pieces.append((sort, 6, false)) }
         }

@@ -217,6 +217,8 @@ public final class CardfileApp {
                 take(result, now: now)
             case .statementWritten(let statement, let result):
                 take(written: statement, result, now: now)
+            case .indexCreated(let table, let column, let result, let took):
+                finishIndex(table: table, column: column, result, took: took, now: now)
             case .historyNotKept(let why):
                 show("The statement ran, but could not be kept in the SQL history: \(why)", role: .warning, now: now)
             }

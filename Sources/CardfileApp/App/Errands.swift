@@ -122,6 +122,8 @@ public struct ErrandResult: Sendable {
         case statementWritten(SQLStatement, Result<Int?, StoreError>)
         /// The SQL screen's history could not be written: why.
         case historyNotKept(String)
+        /// `:index` ended: the index's name, and how long it took.
+        case indexCreated(table: String, column: String, Result<String, StoreError>, Duration)
     }
 
     let kind: Kind

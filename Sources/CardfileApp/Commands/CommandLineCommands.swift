@@ -44,6 +44,8 @@ enum CommandLineCommands {
         case schema
         /// `:sql`: the SQL screen.
         case sql
+        /// `:index`: an index on the column the list is sorted or filtered by (or the focused one).
+        case index
         /// Not a command: the message says why.
         case problem(String)
     }
@@ -86,6 +88,7 @@ enum CommandLineCommands {
         Command(["set"], ":set COLUMN = VALUE", "write VALUE (a number, 'text' or NULL) to COLUMN of the marked records, or the selected one (Alt-U undoes it)"),
         Command(["delete"], ":delete", "delete the marked records, or the selected one (asks first; Alt-U brings them back)"),
         Command(["schema"], ":schema", "describe the table: columns, keys, constraints, indexes, triggers, rows and size"),
+        Command(["index"], ":index", "make an index on the column the status bar names (or the focused one), asking first"),
         Command(["sql"], ":sql", "the SQL screen (Q): run a statement; a result opens as a list, editable when its rows are one table's records"),
         Command(["import"], ":import FILE [options]", "import a file into this table, in the background (:import --help lists the options; :import cancel stops it)"),
         Command(["export", "export!"], ":export FILE [--format F]", "write the list, filtered and sorted as shown, to a new file (:export! replaces one; :export cancel stops it)"),
@@ -129,6 +132,8 @@ enum CommandLineCommands {
         case "set":
             let assignment = text.drop(while: { $0 == " " }).dropFirst(name.count).trimmingCharacters(in: .whitespaces)
             return assignment.isEmpty ? .problem("Say what to set: :set COLUMN = VALUE (a number, 'text' or NULL).") : .set(assignment)
+        case "index":
+            return words.count == 1 ? .index : .problem(":index takes nothing after it: it indexes the column the status bar names, or the focused one.")
         case "sql":
             return words.count == 1 ? .sql : .problem(":sql takes nothing after it: it opens the SQL screen, where the statement is typed.")
         case "schema":

@@ -24,6 +24,8 @@ enum Question {
     case bulk(BulkRequest)
     /// A write typed on the SQL screen, counted and not yet run.
     case sqlWrite(SQLStatement)
+    /// `:index` on this column.
+    case createIndex(table: String, column: String)
 }
 
 /// Where leaving a form goes.

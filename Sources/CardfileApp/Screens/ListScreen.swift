@@ -63,6 +63,9 @@ final class ListScreen {
 
     var spec: LiveQuerySpec { live.spec }
 
+    /// The focused column's name; nil when no column is shown.
+    var focusedColumnName: String? { columns.indices.contains(focusedColumn) ? columns[focusedColumn].name : nil }
+
     /// Handles a list action; returns false for actions the app handles.
     func handle(_ action: AppAction) throws(StoreError) -> Bool {
         switch action {

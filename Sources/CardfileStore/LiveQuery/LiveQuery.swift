@@ -93,6 +93,15 @@ public final class LiveQuery {
     /// keeps the selected row (when that row is on it). Nil when no page is awaited.
     var firstWindowKeepsSelection: Bool?
 
+    /// A table of at least this many rows is large: sorted or filtered by a column no index
+    /// serves, it gets ``indexAdvice``. Zero gives none.
+    public var indexAdviceRows = 50_000
+
+    /// The column whose index would make this list fast, when its table is large and SQLite
+    /// sorts or scans it for the list's order or filter; nil otherwise. Found at each new
+    /// order or filter.
+    public private(set) var indexAdvice: IndexAdvice?
+
     /// True while the first page of a new order is read in the background.
     public var isAwaitingFirstWindow: Bool { firstWindowKeepsSelection != nil }
 
@@ -189,9 +198,11 @@ public final class LiveQuery {
         builtAt = nil
         worker.cancel()
         let pending = try context.pendingRows(for: query.entity)
+        let predicate = spec.filter.isEmpty ? nil : try Self.predicate(for: spec.filter, entity: entity, spec: spec)
         try read { db in
             walksByKey = try query.isServedByIndex(db)
             overlay = try PendingOverlay.load(pending: pending, query: query, db: db)
+            indexAdvice = try IndexAdvice.find(for: query, spec: spec, predicate: predicate, walksByKey: walksByKey, rows: indexAdviceRows, db: db)
         }
         backgroundWanted = true
         if walksByKey {

@@ -207,6 +207,10 @@ struct OrderedQuery: Sendable {
     /// True when SQLite serves this order (with the filter) without sorting: walking it by key is
     /// then cheap. Asked of SQLite's query planner, not guessed from the indexes.
     func isServedByIndex(_ db: Database) throws -> Bool {
+        // A plan is made from the schema the connection last read, and EXPLAIN reads no table
+        // that would make it look again: a read of the schema table does (an index made since,
+        // by :index or another program, then counts).
+        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
         let page = page(from: nil, limit: 1)
         let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + page.sql, arguments: page.arguments.statementArguments)
         return !plan.contains { row in

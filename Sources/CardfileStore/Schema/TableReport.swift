@@ -25,7 +25,9 @@ public struct TableReport: Sendable {
 extension Container {
     /// What `:schema` shows of `table`. Counts its rows (a scan of a large table: off the loop).
     public func report(on table: String) throws(StoreError) -> TableReport {
-        let schema = try core.entity(table).table
+        var schema = try core.entity(table).table
+        // (The file's schema as it is now: an index made since opening, by :index or SQL, shows.)
+        if let fresh = try? core.read({ db in try SchemaReader.read(db) }).table(named: schema.name) { schema = fresh }
         var report = TableReport(table: schema)
         for other in core.schema.tables {
             for key in other.foreignKeys where key.parentTable.lowercased() == schema.name.lowercased() {

@@ -1,0 +1,47 @@
+import GRDB
+
+/// A column of a large table whose index would make a list fast: the list is sorted by it and
+/// SQLite sorts the rows itself, or filtered by it and SQLite reads every row. The status bar
+/// offers `:index` for it (see ``Container/createIndex(on:of:)``).
+///
+/// It is asked of SQLite's query planner, not read from the schema Cardfile read at open, so
+/// an index made since counts at once.
+public struct IndexAdvice: Hashable, Sendable {
+    public enum Use: Hashable, Sendable {
+        case sort, filter
+    }
+
+    public let table: String
+    public let column: String
+    public let use: Use
+
+    /// The advice for `query` (walked by key or not), or nil: none for a small table (fewer
+    /// than `rows` rows), a view or a query's result.
+    static func find(for query: OrderedQuery, spec: LiveQuerySpec, predicate: Predicate?, walksByKey: Bool, rows: Int, db: Database) throws -> IndexAdvice? {
+        let table = query.table
+        guard rows > 0, !table.isView, table.source == nil,
+              try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table.fromSQL) LIMIT \(rows))") == rows else { return nil }
+        let keys = Set(table.primaryKey.columnNames.map { $0.lowercased() })
+        if !walksByKey, let first = spec.sort.first, let column = table.column(named: first.column), !keys.contains(column.name.lowercased()) {
+            return IndexAdvice(table: table.name, column: column.name, use: .sort)
+        }
+        guard let predicate, let filter = query.filter,
+              let column = predicate.comparedColumns.first(where: { !keys.contains($0.lowercased()) }).flatMap(table.column(named:)) else { return nil }
+        let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT 1 FROM \(table.fromSQL) WHERE \(filter.sql)", arguments: filter.arguments.statementArguments)
+        let searched = plan.contains { row in (row["detail"] as String? ?? "").hasPrefix("SEARCH") }
+        return searched ? nil : IndexAdvice(table: table.name, column: column.name, use: .filter)
+    }
+}
+
+extension Predicate {
+    /// The columns compared with a value or with NULL, in order (what an index could serve;
+    /// a substring search could not).
+    var comparedColumns: [String] {
+        switch self {
+        case .compare(let column, _, _), .isNull(let column), .isEmpty(let column): [column]
+        case .and(let parts), .or(let parts): parts.flatMap(\.comparedColumns)
+        case .not(let part): part.comparedColumns
+        case .contains, .sql: []
+        }
+    }
+}
