@@ -65,6 +65,12 @@ struct SQLScreenTests {
         #expect(harness.statusLine.contains("read-only (the result joins 2 tables)"), "\(harness.statusLine)")
         try harness.press(.char("d"))
         #expect(harness.messageLine.contains("Read-only: the result joins 2 tables."), "\(harness.messageLine)")
+        // Copy and export work on a result as on a table.
+        try harness.press(.char("Y"))
+        #expect(try FindAndCopyTests.copied(harness) == "1\tAda\tmonday", "\(harness.messageLine)")
+        try harness.command("export calls.csv")
+        #expect(try harness.waitFor { $0.contains("Exported 2 rows") })
+        #expect(try String(contentsOfFile: harness.directory.file("calls.csv"), encoding: .utf8) == "\"#\",\"name\",\"at\"\n1,\"Ada\",\"monday\"\n2,\"Ada\",\"friday\"\n")
         try harness.command("set at = 'x'")
         #expect(harness.messageLine.contains("Read-only"), "\(harness.messageLine)")
         // Enter shows the row, read-only.
@@ -98,6 +104,18 @@ struct SQLScreenTests {
         try harness.press(KeyEvent(.escape))
         #expect(harness.screen.contains("Ada!"), "\(harness.screen)")
         #expect(harness.screen.contains("ADA"), "\(harness.screen)")
+    }
+
+    @Test func qOnTheTablesScreenOpensTheSQLScreenAndEscComesBack() throws {
+        let harness = try AppHarness(schema: AppHarness.cards + "CREATE TABLE other (x);")
+        #expect(harness.app.tables != nil)
+        try harness.press(.char("Q"))
+        #expect(harness.screen.contains("F5 or Ctrl-E runs"), "\(harness.screen)")
+        try harness.type("SELECT count(*) AS n FROM cards")
+        try harness.press(KeyEvent(.function(5)))
+        #expect(try harness.waitFor { $0.contains("1 row · read-only: the result is computed over many rows (count)") }, "\(harness.screen)")
+        try harness.press(KeyEvent(.escape), KeyEvent(.escape))
+        #expect(harness.app.tables != nil && harness.app.screens.isAtBottom, "\(harness.screen)")
     }
 
     @Test func anErrorIsMarkedWhereSQLiteStoppedAndNothingIsLost() throws {
@@ -179,6 +197,51 @@ struct SQLScreenTests {
         #expect(harness.messageLine.contains("F5 runs it"), "\(harness.messageLine)")
         try harness.press(KeyEvent(.function(5)))
         #expect(try harness.waitFor { $0.contains("Grace") && !$0.contains("Ada") })
+    }
+
+    /// Random typing, runs, ↑ and ↓ on the SQL screen: the history keeps each statement once,
+    /// newest last, at most its limit; ↑ shows only statements run before; and as many ↓ as
+    /// ↑ (with no typing between) give back what was being typed.
+    @Test func randomHistoryWalksAlwaysComeBackToWhatWasTyped() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let words = ["SELECT 1", "SELECT 2", "VALUES (3)", "SELECT name FROM cards", "x"]
+        let sql = SQLScreen(history: [])
+        func press(_ key: KeyEvent) { _ = sql.handle(key, names: { [] }, pageHeight: 5) }
+        var trace: [String] = []
+        for step in 0..<Fuzz.scaled(2_000) {
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), step \(step): \(trace.suffix(12).joined(separator: "; "))"
+            switch random.next(below: 6) {
+            case 0:
+                let word = words[random.next(below: words.count)]
+                trace.append("type \(word)")
+                sql.replaceText(with: word)
+            case 1:
+                trace.append("run")
+                sql.remember(sql.editor.text)
+                #expect(sql.history.last == sql.editor.text, "\(context)")
+                #expect(Set(sql.history).count == sql.history.count, "\(context): \(sql.history)")
+                #expect(sql.history.count <= QueryHistory.limit)
+            case 2, 3:
+                trace.append("up")
+                press(KeyEvent(.up))
+                if !sql.history.isEmpty { #expect(sql.history.contains(sql.editor.text), "\(context): \(sql.editor.text)") }
+            default:
+                trace.append("down")
+                press(KeyEvent(.down))
+            }
+            // Up some way, then down past the newest: what was being typed comes back.
+            if random.next(below: 40) == 0, !sql.history.isEmpty {
+                let typed = "typed \(step)"
+                sql.replaceText(with: typed)
+                let count = 1 + random.next(below: sql.history.count + 2)
+                for _ in 0..<count { press(KeyEvent(.up)) }
+                #expect(sql.history.contains(sql.editor.text), "\(context)")
+                for _ in 0...count { press(KeyEvent(.down)) }
+                #expect(sql.editor.text == typed, "\(context): walked up \(count)")
+                trace.append("walk \(count)")
+            }
+        }
     }
 
     @Test func tabCompletesTableAndColumnNames() throws {
