@@ -118,6 +118,23 @@ struct SQLScreenTests {
         #expect(harness.app.tables != nil && harness.app.screens.isAtBottom, "\(harness.screen)")
     }
 
+    @Test func aTableCreatedBySQLIsListedAndOpensAtOnce() throws {
+        let harness = try AppHarness(schema: AppHarness.cards + "CREATE TABLE other (x);")
+        try Self.run(harness, "CREATE TABLE shelves (id INTEGER PRIMARY KEY, label TEXT)")
+        #expect(BulkEditAppTests.question(harness) == "Run this CREATE statement? It changes the database's schema. (y/n)")
+        try harness.press(.char("y"))
+        _ = try harness.waitFor { _ in harness.app.screens.sql?.running == nil }
+        #expect(harness.messageLine.contains("CREATE done."), "\(harness.messageLine)")
+        try harness.press(KeyEvent(.escape))
+        #expect(harness.screen.contains("shelves"), "\(harness.screen)")
+        try harness.press(.char("G"), KeyEvent(.enter))                            // the last table: shelves
+        #expect(harness.app.list?.table.name == "shelves", "\(harness.screen)")
+        try harness.press(.char("a"))
+        try harness.type("top")
+        try harness.press(.control("s"))
+        #expect(try harness.diskText("SELECT label FROM shelves") == "top")
+    }
+
     @Test func anErrorIsMarkedWhereSQLiteStoppedAndNothingIsLost() throws {
         let harness = try AppHarness(options: CardfileApp.Options(table: "cards", autosave: nil))
         try Self.run(harness, "SELECT nmae FROM cards")

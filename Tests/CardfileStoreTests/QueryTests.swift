@@ -364,6 +364,45 @@ struct QueryTests {
         #expect(try fixture.disk("SELECT count(*) FROM sqlite_schema WHERE name = 'more'") == .integer(0))
     }
 
+    /// A schema statement run through the store reads the schema again: a table it creates
+    /// is listed, edited and heard of; a column it adds is a field; a table it drops is gone.
+    @Test func aSchemaStatementIsSeenAtOnce() throws {
+        let fixture = try Self.fixture(items: 3)
+        let container = try Container(path: fixture.path)
+        _ = try container.run(try container.compile("CREATE TABLE shelves (id INTEGER PRIMARY KEY, label TEXT NOT NULL)"), cancellation: Cancellation())
+        #expect(container.schema.table(named: "shelves") != nil)
+        let events = Locked<[ContextDidSave]>([])
+        let observation = container.observeSaves(on: DispatchQueue(label: "test")) { event in events.withLock { $0.append(event) } }
+        defer { withExtendedLifetime(observation) {} }
+        _ = try container.viewContext.insert(into: "shelves", values: ["label": .text("top")])
+        try container.viewContext.save()
+        #expect(try fixture.disk("SELECT label FROM shelves") == .text("top"))
+        let deadline = Date().addingTimeInterval(5)
+        while events.value.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(events.value.contains { $0.inserted.contains(ObjectID(table: "shelves", rowid: 1)) }, "\(events.value)")
+        // A table known keeps its shape (the context holds a record of it); its rows still read
+        // and save. A table dropped is no longer listed.
+        _ = try container.run(try container.compile("ALTER TABLE shelves ADD COLUMN floor INTEGER DEFAULT 1"), cancellation: Cancellation())
+        #expect(container.schema.table(named: "shelves")?.columns.map(\.name) == ["id", "label"])
+        let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: "shelves"), height: 5)
+        #expect(live.window.rows.first?.values == [.integer(1), .text("top")])
+        _ = try container.viewContext.insert(into: "shelves", values: ["label": .text("bottom")])
+        try container.viewContext.save()
+        #expect(try fixture.disk("SELECT group_concat(label || floor) FROM shelves") == .text("top1,bottom1"))
+        _ = try container.run(try container.compile("DROP TABLE notes"), cancellation: Cancellation())
+        #expect(container.schema.table(named: "notes") == nil)
+        // Made again in another shape, with a record of the old one in the context: no crash,
+        // the old shape is kept, and a read that does not fit says SQLite's words.
+        _ = try container.viewContext.record(for: ObjectID(table: "shelves", rowid: 1))
+        _ = try container.run(try container.compile("DROP TABLE shelves"), cancellation: Cancellation())
+        _ = try container.run(try container.compile("CREATE TABLE shelves (id INTEGER PRIMARY KEY, width REAL)"), cancellation: Cancellation())
+        #expect(container.schema.table(named: "shelves")?.columns.map(\.name) == ["id", "label"])
+        _ = try container.run(try container.compile("INSERT INTO shelves VALUES (1, 2.5)"), cancellation: Cancellation())
+        #expect(throws: StoreError.self) { _ = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: "shelves"), height: 5) }
+        let reopened = try Container(path: fixture.path)
+        #expect(reopened.schema.table(named: "shelves")?.columns.map(\.name) == ["id", "width"])
+    }
+
     // MARK: - Cancel
 
     /// A recursive query of three billion rows is stopped by its cancel.

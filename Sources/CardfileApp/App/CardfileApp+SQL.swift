@@ -141,11 +141,12 @@ extension CardfileApp {
         case .failure(let error):
             if let sql = screens.sql { say(error, on: sql, now: now) } else { show(error.message, role: .error, now: now) }
         case .success(let count):
+            if case .schema = statement.kind { screens.updateTables { $0.setTables(container.schema.tables) } }
             // Open forms meet the write as another program's commit.
             let news = formsFollowTheirSource()
             let done: String = switch (statement.kind, count) {
             case (.rows(let verb), let count?): "\(Self.pastVerb(verb)) \(Self.rowCount(count))."
-            case (.schema(let verb), _): "\(verb) done. Cardfile reads the schema when it opens the file: open it again to see the change in its lists."
+            case (.schema(let verb), _): "\(verb) done. Lists opened from now on show the change; those open already show their tables as they were."
             default: "Done."
             }
             show((news.map { $0.sentence + " " } ?? "") + done, role: .success, now: now)

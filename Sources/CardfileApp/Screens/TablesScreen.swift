@@ -5,7 +5,7 @@ import Foundation
 /// The database's tables and views with their row counts (counted in the background, so a big table
 /// never holds up the screen); Enter opens one, `/` narrows them by name.
 struct TablesScreen {
-    let tables: [TableSchema]
+    private(set) var tables: [TableSchema]
     /// The part of a name the tables shown contain (any case); empty: every table.
     private(set) var filter = ""
     /// The tables shown: those whose names contain ``filter``.
@@ -18,6 +18,15 @@ struct TablesScreen {
     init(tables: [TableSchema]) {
         self.tables = tables
         self.shown = tables
+    }
+
+    /// The tables as the schema now has them (a statement created or dropped some): the filter
+    /// and the selected table (while it exists) stay.
+    mutating func setTables(_ tables: [TableSchema]) {
+        let keep = selectedTable?.name
+        self.tables = tables
+        setFilter(filter)
+        selected = keep.flatMap { name in shown.firstIndex { $0.name == name } } ?? min(selected, max(0, shown.count - 1))
     }
 
     /// Moves the selection; `page` is how many tables a page holds.

@@ -35,7 +35,8 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
         var count: Int { inserted.count + updated.count + deleted.count }
     }
 
-    private let schema: DatabaseSchema
+    /// The schema now (it is read again after a statement changes it).
+    private let currentSchema: @Sendable () -> DatabaseSchema
     private let publish: (ContextDidSave) -> Void
     private var changes: [String: RowChanges] = [:]
     /// Set by ``StoreCore/write(origin:_:)`` just before the transaction commits.
@@ -45,8 +46,8 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
     /// the table as invalidated instead, and everything showing it re-reads.
     var bulkTables: Set<String> = []
 
-    init(schema: DatabaseSchema, publish: @escaping (ContextDidSave) -> Void) {
-        self.schema = schema
+    init(schema: @escaping @Sendable () -> DatabaseSchema, publish: @escaping (ContextDidSave) -> Void) {
+        currentSchema = schema
         self.publish = publish
     }
 
@@ -70,6 +71,7 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
         annotation = nil
         changes = [:]
 
+        let schema = currentSchema()
         var inserted = note.inserted
         var updated = note.updated
         var deleted = note.deleted

@@ -14,12 +14,16 @@ final class StoreCore: Sendable {
     /// Where reads go: the pool, or a read-only queue.
     let reader: any DatabaseReader
     let readOnlyReason: ReadOnlyReason?
-    let schema: DatabaseSchema
+    /// The tables and views as last read: at open, and again by ``reloadSchema()`` after a
+    /// statement of the SQL screen changed them.
+    var schema: DatabaseSchema { described.value.schema }
     let bus = EventBus()
     let monitor: ExternalChangeMonitor
     let checkpointer: Checkpointer?
     let journalMode: JournalMode
-    private let entities: [String: Entity]
+    /// The schema and an entity for each table, swapped whole by ``reloadSchema()``.
+    private let described: Locked<(schema: DatabaseSchema, entities: [String: Entity])>
+    private let descriptions: [String: EntityDescription]
     /// The results of queries open on the SQL screen, by name (see ``Container/openQuery(_:)``).
     private let queryEntities = Locked<[String: Entity]>([:])
     /// Where results are kept, made when the first query runs.
@@ -42,26 +46,19 @@ final class StoreCore: Sendable {
         self.writer = writer
         self.reader = reader
         self.readOnlyReason = readOnlyReason
-        self.schema = schema
         self.checkpointer = checkpointer
         self.journalMode = journalMode
-        var entities: [String: Entity] = [:]
         let described = Dictionary(descriptions.map { ($0.table.lowercased(), $0) }, uniquingKeysWith: { $1 })
         for name in described.keys where schema.table(named: name) == nil {
             throw StoreError.noSuchTable(described[name]!.table)
         }
-        for table in schema.tables {
-            let entity = try Entity(table: table, description: described[table.name.lowercased()])
-            // Keyed by the exact name (what ObjectIDs carry) and the lowercased one (for callers).
-            entities[table.name] = entity
-            entities[table.name.lowercased()] = entity
-        }
-        self.entities = entities
+        self.descriptions = described
+        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:])))
         // What SQLite opens: the path, or the URI of an immutable snapshot.
         monitor = try ExternalChangeMonitor(path: openPath ?? path, writer: writer, gate: writeGate)
         if let writer {
-            let bus = self.bus
-            let observer = CommitObserver(schema: schema) { bus.publish($0) }
+            let (bus, described) = (self.bus, self.described)
+            let observer = CommitObserver(schema: { described.value.schema }) { bus.publish($0) }
             writer.add(transactionObserver: observer, extent: .observerLifetime)
             commitObserver = observer
         } else {
@@ -71,10 +68,51 @@ final class StoreCore: Sendable {
 
     /// The entity for a table, found case-insensitively.
     func entity(_ table: String) throws(StoreError) -> Entity {
+        let entities = described.value.entities
         if let entity = entities[table] { return entity }
         if let entity = entities[table.lowercased()] { return entity }
         guard let entity = queryEntities.withLock({ $0[table.lowercased()] }) else { throw StoreError.noSuchTable(table) }
         return entity
+    }
+
+    /// An entity for each table of `schema`, keyed by the exact name (what ObjectIDs carry)
+    /// and the lowercased one (for callers); a table whose schema is unchanged keeps its entity.
+    private static func entities(of schema: DatabaseSchema, descriptions: [String: EntityDescription], reusing old: [String: Entity]) throws(StoreError) -> [String: Entity] {
+        var entities: [String: Entity] = [:]
+        for table in schema.tables {
+            let entity: Entity
+            if let kept = old[table.name], kept.table == table {
+                entity = kept
+            } else {
+                entity = try Entity(table: table, description: descriptions[table.name.lowercased()])
+            }
+            entities[table.name] = entity
+            entities[table.name.lowercased()] = entity
+        }
+        return entities
+    }
+
+    /// Reads the tables and views again (a statement created or dropped some): a new one is
+    /// listed and can be opened at once, a dropped one is no longer listed. A table already
+    /// known keeps the description it had (a column added or dropped shows once the file is
+    /// opened again): contexts hold its records in that shape, and a record merged in another
+    /// shape would not fit. A dropped table's entity stays, so what still names it fails with
+    /// SQLite's message rather than an unknown name; made again under its name, it keeps the
+    /// shape it had, for the same reason.
+    func reloadSchema() throws {
+        let fresh = try read { db in try SchemaReader.read(db) }
+        try described.withLock { described in
+            let known = described.schema
+            // (Known: listed now, or dropped and made again under its name this session.)
+            let tables = fresh.tables.map { table in
+                (described.entities[table.name] ?? described.entities[table.name.lowercased()])?.table ?? table
+            }
+            let schema = DatabaseSchema(tables: tables, hasTriggers: fresh.hasTriggers || known.hasTriggers)
+            let kept = descriptions.filter { schema.table(named: $0.key) != nil }
+            var entities = described.entities
+            for (name, entity) in try Self.entities(of: schema, descriptions: kept, reusing: described.entities) { entities[name] = entity }
+            described = (schema, entities)
+        }
     }
 
     /// The store of query results, made on first use.

@@ -62,8 +62,8 @@ extension Container {
 
     /// Runs a write statement in one transaction through the store: its commit reaches every
     /// list and form like any other. Returns the rows it changed (nil for a schema statement).
-    /// The schema Cardfile read at open is not read again: a table it creates shows once the
-    /// file is opened again.
+    /// After a schema statement the tables and views are read again (``schema``): what opens
+    /// next sees them; lists and forms open already keep the table as they knew it.
     public func run(_ statement: SQLStatement, cancellation: Cancellation) throws(StoreError) -> Int? {
         guard statement.kind != .read else { throw StoreError.statementNotRun(reason: "A statement that reads changes nothing.") }
         // Its rows go unnamed (the tables it names are invalidated instead): an UPDATE of a
@@ -71,13 +71,15 @@ extension Container {
         let named = QueryReader.namedTables((try? SQLTokenizer.tokenize(statement.text)) ?? [], schema: core.schema)
         let bulk = Set(named.filter { !$0.isView }.map(\.name))
         return try Self.statementErrors(path: core.path) {
-            try core.write(origin: .batch, bulkTables: bulk) { db, _ in
+            let changed = try core.write(origin: .batch, bulkTables: bulk) { db, _ -> Int? in
                 try cancellation.interrupting(db) {
                     try db.execute(sql: statement.text)
                     if case .rows = statement.kind { return db.changesCount }
                     return nil
                 }
             }
+            if case .schema = statement.kind { try core.reloadSchema() }
+            return changed
         }
     }
 
