@@ -261,6 +261,45 @@ struct SQLScreenTests {
         }
     }
 
+    /// Found in review: a combining mark typed on its own made Tab read past the text.
+    @Test func tabAfterACombiningMarkDoesNotCrash() {
+        let sql = SQLScreen(history: [])
+        sql.paste("SELECT e")
+        sql.paste("\u{301}")
+        #expect(sql.handle(KeyEvent(.tab), names: { ["eé"] }, pageHeight: 5) != .ignored)
+        // Several names that need quotes complete whole or not at all.
+        let spaced = SQLScreen(history: [], text: "SELECT my")
+        #expect(spaced.handle(KeyEvent(.tab), names: { ["my table", "my tables"] }, pageHeight: 5) == .candidates(["my table", "my tables"]))
+        #expect(spaced.editor.text == "SELECT my")
+    }
+
+    /// Found in review: quitting from the SQL screen dropped the edits of a form under it, and
+    /// a second SQL screen would replace the first one's result.
+    @Test func quittingOverAFormAsksAboutItsEditsAndASecondSQLScreenIsRefused() throws {
+        let harness = try AppHarness(options: CardfileApp.Options(table: "cards", autosave: nil))
+        try Self.run(harness, "SELECT name, id FROM cards")
+        #expect(try harness.waitFor { $0.contains("editable") })
+        try harness.press(KeyEvent(.enter))                                        // Ada's form
+        try harness.press(.control("e"))
+        try harness.type("!")
+        try harness.press(.alt(":"))
+        try harness.type("sql")
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.messageLine.contains("The SQL screen is open already"), "\(harness.messageLine)")
+        // From the SQL screen itself (a table's list over the form, then Q).
+        let second = try AppHarness(options: CardfileApp.Options(table: "cards", autosave: nil))
+        try second.press(KeyEvent(.enter), .control("e"))
+        try second.type("!")
+        try second.press(.alt(":"))
+        try second.type("sql")
+        try second.press(KeyEvent(.enter))
+        #expect(second.app.screens.sql != nil)
+        try second.press(.control("q"))
+        #expect(second.app.isRunning)
+        #expect(BulkEditAppTests.question(second) != nil, "\(second.screen)")
+        #expect(second.app.form != nil, "the question is asked over the form")
+    }
+
     @Test func tabCompletesTableAndColumnNames() throws {
         let harness = try AppHarness(options: CardfileApp.Options(table: "cards", autosave: nil))
         try harness.press(.char("Q"))

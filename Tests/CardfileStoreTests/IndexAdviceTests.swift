@@ -36,6 +36,10 @@ struct IndexAdviceTests {
         #expect(filtered.indexAdvice == IndexAdvice(table: "items", column: "price", use: .filter))
         #expect(try Self.live(container, LiveQuerySpec(table: "items", filter: "year = 1950")).indexAdvice == nil)
         #expect(try Self.live(container, LiveQuerySpec(table: "items", filter: "item")).indexAdvice == nil, "a substring search is not indexed")
+        // Several sort keys: one column's index would not serve them.
+        #expect(try Self.live(container, LiveQuerySpec(table: "items", sort: [ColumnSort("name"), ColumnSort("price")])).indexAdvice == nil)
+        // A filter whose first column is indexed already names the next one.
+        #expect(try Self.live(container, LiveQuerySpec(table: "items", filter: "year = 1950 or price = 3")).indexAdvice?.column == "price")
         // A small table wants none.
         #expect(try Self.live(container, LiveQuerySpec(table: "items", sort: [ColumnSort("name")]), rows: 5_000).indexAdvice == nil)
 

@@ -83,6 +83,7 @@ struct QueryTests {
         ("SELECT name, id FROM items WHERE price > 3", "items", nil),
         ("SELECT i.name, i.id, k.label FROM items i JOIN kinds k ON k.id = i.kind", "items", nil),
         ("SELECT tag, item FROM tags", "tags", nil),
+        ("SELECT k.id, i.* FROM items i JOIN kinds k ON k.id = i.kind", "items", nil),
         ("SELECT rowid, body FROM notes", "notes", nil),
         ("SELECT name FROM items", nil, "the result leaves out the key of items (id)"),
         ("SELECT body FROM notes", nil, "the result leaves out the key of notes (rowid)"),
@@ -123,7 +124,10 @@ struct QueryTests {
             var columns = (0..<(1 + random.next(below: 3))).map { _ in pick(itemColumns) }
             var from = "items i"
             switch random.next(below: 5) {
-            case 0: from += " JOIN kinds k ON k.id = i.kind"; columns.append(pick(["k.label", "k.id"]))
+            case 0:
+                // (A column of the other table may come first, with the key's name.)
+                from += " JOIN kinds k ON k.id = i.kind"
+                columns.insert(pick(["k.label", "k.id", "k.id, i.*"]), at: random.next(below: 2) == 0 ? 0 : columns.count)
             case 1: from += " LEFT JOIN tags t ON t.item = i.id"; columns.append("t.tag")
             case 2: from = "tags t JOIN items i ON i.id = t.item"; columns = [pick(["t.item", "t.tag", "t.item, t.tag"]), pick(itemColumns)]
             case 3: from += " JOIN kinds k ON k.id = i.kind AND k.label <> 'x'"
@@ -175,6 +179,49 @@ struct QueryTests {
         #expect(record.table == "items")
         let name = try container.viewContext.record(for: record)?.values[2]
         #expect(name == first.values[1])
+    }
+
+    /// Found in review: the key was looked up by name, and `k.id` came first.
+    @Test func theKeyIsTheTablesColumnEvenWhenAnotherHasItsName() throws {
+        let fixture = try Self.fixture(items: 5)
+        let container = fixture.container
+        let result = try container.openQuery(try container.compile("SELECT k.id, i.* FROM items i JOIN kinds k ON k.id = i.kind"))
+        #expect(result.records == .init(table: "items", keyColumns: ["id (2)"]))
+        #expect(try container.load(result, cancellation: Cancellation()) == 5)
+    }
+
+    /// Found in review: a refresh of the result before, running late, wrote its rows over the
+    /// new result of the same name; and a closed result went on being refreshed.
+    @Test func anOlderResultNeverOverwritesANewerOneAndAClosedOneIsNotRefreshed() throws {
+        let fixture = try Self.fixture(items: 5)
+        let container = try Container(path: fixture.path)
+        let store = try container.core.results()
+        let old = try container.openQuery(try container.compile("SELECT name FROM items"))
+        _ = try container.load(old, cancellation: Cancellation())
+        let stale = store.newGeneration(for: old.table.name) - 1
+        let new = try container.openQuery(try container.compile("SELECT label FROM kinds"))
+        #expect(try container.load(new, cancellation: Cancellation()) == 4)
+        #expect(throws: StoreError.queryCancelled) { try store.fill(old, generation: stale, from: container.core, cancellation: Cancellation()) }
+        let shown = try container.core.read(for: try container.core.entity(new.table.name)) { db in try String.fetchAll(db, sql: "SELECT label FROM query") }
+        #expect(shown == ["tools", "Toys", "food", "books"])
+        // Closed: another program's commit to its table runs it no more.
+        let events = Locked<[ContextDidSave]>([])
+        let observation = container.observeSaves(on: DispatchQueue(label: "test")) { event in events.withLock { $0.append(event) } }
+        defer { withExtendedLifetime(observation) {} }
+        container.closeQuery(new)
+        try BulkEditTests.outside(fixture.path, "UPDATE kinds SET label = 'renamed'")
+        #expect(try container.checkForExternalChanges())
+        Thread.sleep(forTimeInterval: 0.8)
+        #expect(!events.value.contains { $0.invalidatedTables.contains(new.table.name) }, "\(events.value)")
+        #expect(try container.core.read(for: try container.core.entity(new.table.name)) { db in try String.fetchAll(db, sql: "SELECT label FROM query") } == shown)
+    }
+
+    @Test func aWriteCancelledBeforeItsTurnIsNotBegun() throws {
+        let fixture = try Self.fixture(items: 5)
+        let cancellation = Cancellation()
+        cancellation.cancel()
+        #expect(throws: StoreError.queryCancelled) { try fixture.container.run(try fixture.container.compile("DELETE FROM items"), cancellation: cancellation) }
+        #expect(try fixture.disk("SELECT count(*) FROM items") == .integer(5))
     }
 
     @Test func repeatedNamesAreMadeDistinct() throws {

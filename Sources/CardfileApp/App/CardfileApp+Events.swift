@@ -25,7 +25,8 @@ extension CardfileApp {
             // A signal or a terminal that went away: nobody is there to answer a question.
             // Keep what can be kept (save the form), then end whatever that save said.
             if picking != nil { goBack() }
-            if let form, form.session.hasPersistentChanges, form.readOnly == nil { save(form, now: now, quietly: true) }
+            // Every form, the ones under the SQL screen or a list of references too.
+            for form in screens.forms where form.session.hasPersistentChanges && form.readOnly == nil { save(form, now: now, quietly: true) }
             stopTransferNow()
             return quit(force: true, now: now)
         case .paste(let text):
@@ -113,7 +114,7 @@ extension CardfileApp {
             return []
         }
         guard let action = KeyMaps.list.action(for: key) else { return [] }
-        if picking != nil, [.add, .delete, .importFile, .exportFile, .toggleMark, .undo, .redo].contains(action) {
+        if picking != nil, [.add, .delete, .importFile, .exportFile, .toggleMark, .undo, .redo, .sqlScreen].contains(action) {
             show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now)
             return []
         }

@@ -100,7 +100,8 @@ extension CardfileApp {
     /// Takes the top screen off: back to the list a form was opened from, the form a
     /// reference, picker or referencing list was opened from, or the tables (counted again).
     func goBack() {
-        screens.pop()
+        // A result's list closed: its query no longer runs again at each commit.
+        if case .list(let list)? = screens.pop(), let query = list.query { container.closeQuery(query) }
         switch screens.top {
         case .form(let form): form.followSource()
         case .tables: countRows()

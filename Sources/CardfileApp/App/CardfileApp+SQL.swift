@@ -19,6 +19,11 @@ extension CardfileApp {
     func openSQL(now: ContinuousClock.Instant) {
         if case .sql = screens.top { return }
         if case .sql? = screens.belowTop, list?.query != nil { return goBack() }
+        if picking != nil { return show("Picking a record: Enter chooses it, Esc goes back without changing the field.", role: .warning, now: now) }
+        // One SQL screen: a second would replace the result the first one's list shows.
+        if screens.screens.contains(where: { if case .sql = $0 { true } else { false } }) {
+            return show("The SQL screen is open already, below this screen: Esc goes back to it.", role: .warning, now: now)
+        }
         let history = QueryHistory(folder: options.stateFolder).queries(database: container.path)
         screens.push(.sql(SQLScreen(history: history, text: lastStatement)))
     }
@@ -98,7 +103,7 @@ extension CardfileApp {
         case .failure(let error):
             say(error, on: sql, now: now)
         case .success(.result(let result, let rows)):
-            guard case .sql = screens.top else { return }
+            guard case .sql = screens.top else { return container.closeQuery(result) }
             do {
                 let list = try ListScreen(context: view, table: result.table, query: result, height: listHeight, refreshInterval: Self.refreshInterval,
                                           wake: { [inbox] in inbox.poke() })

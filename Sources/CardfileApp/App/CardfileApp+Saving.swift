@@ -147,6 +147,11 @@ extension CardfileApp {
             show("Quitting once \(running.job.activity) stops (\(running.job.isImport ? "a batch" : "a chunk") at most)…", role: .accent, now: now)
             return []
         }
+        // A form with edits under the SQL screen or a list of references: back to it, so the
+        // question is asked over it (and nothing it holds goes unasked).
+        if !force, form == nil, screens.forms.contains(where: { $0.session.hasPersistentChanges }) {
+            while form == nil, !screens.isAtBottom { goBack() }
+        }
         let decision = coordinator.quit(force: force, hasForm: form != nil || picking != nil, transfer: transfer.map { ($0.job, $0.progress) }, fileGone: fileGone,
                                         copyHoldsTheWork: copiedAtTokens == editorTokens)
         if case .ask(let question) = decision {

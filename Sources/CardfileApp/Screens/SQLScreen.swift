@@ -126,7 +126,9 @@ final class SQLScreen {
     /// Tab: completes the word before the cursor to a table's or column's name; several
     /// names that start alike complete as far as they agree, and are listed.
     private func complete(_ names: [String]) -> Outcome {
-        let characters = Array(editor.text)
+        // (The editor's own characters: the text rebuilt could join a combining mark to the
+        // letter before it and count one fewer.)
+        let characters = editor.characters
         var start = editor.cursor
         while start > 0, characters[start - 1].isLetter || characters[start - 1].isNumber || characters[start - 1] == "_" { start -= 1 }
         let typed = String(characters[start..<editor.cursor])
@@ -139,7 +141,9 @@ final class SQLScreen {
             while !name.lowercased().hasPrefix(common.lowercased()) { common.removeLast() }
         }
         let needsQuotes = common.contains { !($0.isLetter || $0.isNumber || $0 == "_") } || common.first?.isNumber == true
-        let replacement = matches.count == 1 && needsQuotes ? "\"\(common.replacingOccurrences(of: "\"", with: "\"\""))\"" : common
+        // Names that need quotes complete whole or not at all: half a quoted name is no name.
+        if needsQuotes, matches.count > 1 { return .candidates(matches) }
+        let replacement = needsQuotes ? "\"\(common.replacingOccurrences(of: "\"", with: "\"\""))\"" : common
         for _ in 0..<typed.count { editor.handle(KeyEvent(.backspace)) }
         editor.insert(replacement)
         errorOffset = nil

@@ -16,17 +16,25 @@ public struct IndexAdvice: Hashable, Sendable {
     public let use: Use
 
     /// The advice for `query` (walked by key or not), or nil: none for a small table (fewer
-    /// than `rows` rows), a view or a query's result.
+    /// than `rows` rows), a view, a table without a key, a query's result, an order of several
+    /// columns (one column's index would not serve it), or a column that leads an index
+    /// already (the file's indexes as they are now, not as read at open).
     static func find(for query: OrderedQuery, spec: LiveQuerySpec, predicate: Predicate?, walksByKey: Bool, rows: Int, db: Database) throws -> IndexAdvice? {
         let table = query.table
-        guard rows > 0, !table.isView, table.source == nil,
-              try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table.fromSQL) LIMIT \(rows))") == rows else { return nil }
+        guard rows > 0, !table.isView, table.isIdentifiable, table.source == nil,
+              try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table.quotedName) LIMIT \(rows))") == rows else { return nil }
         let keys = Set(table.primaryKey.columnNames.map { $0.lowercased() })
-        if !walksByKey, let first = spec.sort.first, let column = table.column(named: first.column), !keys.contains(column.name.lowercased()) {
+        let leading = Set(try String.fetchAll(db, sql: """
+            SELECT info.name FROM pragma_index_list(?) AS list, pragma_index_info(list.name) AS info WHERE info.seqno = 0 AND info.name IS NOT NULL
+            """, arguments: [table.name]).map { $0.lowercased() })
+        func wanted(_ name: String) -> ColumnDescription? {
+            guard let column = table.column(named: name), !keys.contains(column.name.lowercased()), !leading.contains(column.name.lowercased()) else { return nil }
+            return column
+        }
+        if !walksByKey, spec.sort.count == 1, let column = wanted(spec.sort[0].column) {
             return IndexAdvice(table: table.name, column: column.name, use: .sort)
         }
-        guard let predicate, let filter = query.filter,
-              let column = predicate.comparedColumns.first(where: { !keys.contains($0.lowercased()) }).flatMap(table.column(named:)) else { return nil }
+        guard let predicate, let filter = query.filter, let column = predicate.comparedColumns.lazy.compactMap(wanted).first else { return nil }
         let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT 1 FROM \(table.fromSQL) WHERE \(filter.sql)", arguments: filter.arguments.statementArguments)
         let searched = plan.contains { row in (row["detail"] as String? ?? "").hasPrefix("SEARCH") }
         return searched ? nil : IndexAdvice(table: table.name, column: column.name, use: .filter)

@@ -35,9 +35,10 @@ extension Container {
         let core = self.core
         return try Self.statementErrors(path: core.path) {
             let store = try core.results()
-            let count = try store.fill(result, from: core, cancellation: cancellation)
+            let generation = store.newGeneration(for: result.table.name)
+            let count = try store.fill(result, generation: generation, from: core, cancellation: cancellation)
             core.register(query: try Entity(table: result.table, description: nil, watching: [result.table.name.lowercased()], reader: store.pool))
-            let refresher = QueryRefresher(result: result, core: core, store: store)
+            let refresher = QueryRefresher(result: result, generation: generation, core: core, store: store)
             core.bus.register(refresher)
             store.keep(refresher, for: result.table.name)
             return count
@@ -51,7 +52,8 @@ extension Container {
         guard statement.kind != .read else { throw StoreError.statementNotRun(reason: "A statement that reads changes nothing.") }
         return try Self.statementErrors(path: core.path) {
             try core.rehearse { db in
-                try cancellation.interrupting(db) {
+                if cancellation.isCancelled { throw StoreError.queryCancelled }
+                return try cancellation.interrupting(db) {
                     try db.execute(sql: statement.text)
                     if case .rows = statement.kind { return db.changesCount }
                     return nil
@@ -72,7 +74,9 @@ extension Container {
         let bulk = Set(named.filter { !$0.isView }.map(\.name))
         return try Self.statementErrors(path: core.path) {
             let changed = try core.write(origin: .batch, bulkTables: bulk) { db, _ -> Int? in
-                try cancellation.interrupting(db) {
+                // (A write that waited its turn after Esc is not begun.)
+                if cancellation.isCancelled { throw StoreError.queryCancelled }
+                return try cancellation.interrupting(db) {
                     try db.execute(sql: statement.text)
                     if case .rows = statement.kind { return db.changesCount }
                     return nil
@@ -81,6 +85,12 @@ extension Container {
             if case .schema = statement.kind { try core.reloadSchema() }
             return changed
         }
+    }
+
+    /// Stops following the tables `result` reads (its list was closed): its query is no
+    /// longer run again at their commits.
+    public func closeQuery(_ result: QueryResult) {
+        (try? core.results())?.stopRefreshing(result.table.name)
     }
 
     /// Removes the copies of query results and their folder: call it when the editor ends

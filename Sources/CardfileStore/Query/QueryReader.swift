@@ -22,8 +22,7 @@ enum QueryReader {
         var records: QueryResult.RecordSource?
         // (A plan SQLite cannot make, or a view's rows, leave the result read-only.)
         if named.allSatisfy({ !$0.isView }), let key = try? ViewReader.provenKey(db, select: text, text: text, origins: origins, tables: tables) {
-            let renamed = key.columns.compactMap { column in columns.firstIndex { $0.name == column }.map { names[$0] } }
-            if renamed.count == key.columns.count { records = .init(table: key.table, keyColumns: renamed) }
+            records = .init(table: key.table, keyColumns: key.positions.map { names[$0] })
         }
 
         var described: [ColumnDescription] = [ColumnDescription(name: QueryResult.ordinalColumn, declaredType: "INTEGER", isNotNull: true)]

@@ -11,8 +11,10 @@ final class QueryRefresher: SaveEventSink, Sendable {
     static let pause: Duration = .milliseconds(500)
 
     private let result: QueryResult
+    private let generation: UInt64
+    // (Both weak: the store keeps its refreshers, and the core keeps the store.)
     private weak let core: StoreCore?
-    private let store: ResultStore
+    private weak let store: ResultStore?
     private let queue = DispatchQueue(label: "cardfile.query-refresh", qos: .utility)
     private struct State {
         var running = false
@@ -22,8 +24,9 @@ final class QueryRefresher: SaveEventSink, Sendable {
     }
     private let state = Locked(State())
 
-    init(result: QueryResult, core: StoreCore, store: ResultStore) {
+    init(result: QueryResult, generation: UInt64, core: StoreCore, store: ResultStore) {
         self.result = result
+        self.generation = generation
         self.core = core
         self.store = store
     }
@@ -58,9 +61,9 @@ final class QueryRefresher: SaveEventSink, Sendable {
                 state.cancellation = Cancellation()
                 return state.cancellation
             }
-            guard let cancellation, let core else { break }
+            guard let cancellation, let core, let store else { break }
             // (A run that fails keeps the rows shown: the next commit tries again.)
-            if (try? store.fill(result, from: core, cancellation: cancellation)) != nil {
+            if (try? store.fill(result, generation: generation, from: core, cancellation: cancellation)) != nil {
                 core.bus.publish(ContextDidSave(origin: .batch, invalidatedTables: [result.table.name]))
             }
             Thread.sleep(forTimeInterval: Double(Self.pause.components.attoseconds) / 1e18 + Double(Self.pause.components.seconds))

@@ -16,8 +16,11 @@ final class ResultStore: Sendable {
     let folder: URL
     /// Reads of results (lists on the loop, sorts in the background) and the copies' writes.
     let pool: DatabasePool
-    /// The refreshers of the results open now, by result name.
+    /// The refreshers of the results open now, by result name, and the generation of each
+    /// name: a copy made for an older generation (a refresh of the result before) is dropped,
+    /// never written over a newer result of that name.
     private let refreshers = Locked<[String: QueryRefresher]>([:])
+    private let generations = Locked<[String: UInt64]>([:])
 
     /// Folders are named `cardfile-results-PID-…`: one left by a process that is gone (killed,
     /// or a test whose container was never freed) is removed by the next one made.
@@ -42,6 +45,7 @@ final class ResultStore: Sendable {
     /// Closes the results' database and removes its folder (when the editor ends: the
     /// process may end without freeing the container). Reading a result afterwards fails.
     func removeFiles() {
+        stopAll()
         try? pool.close()
         try? FileManager.default.removeItem(at: folder)
     }
@@ -55,32 +59,56 @@ final class ResultStore: Sendable {
         }
     }
 
+    /// A new generation for results named `name`: copies for the ones before it are dropped.
+    func newGeneration(for name: String) -> UInt64 {
+        let stopped = refreshers.withLock { $0.removeValue(forKey: name.lowercased()) }
+        stopped?.stop()
+        return generations.withLock { generations in
+            generations[name.lowercased(), default: 0] += 1
+            return generations[name.lowercased()]!
+        }
+    }
+
     /// Runs `result`'s query on the person's database (through `core`) and copies its rows,
     /// numbered in order, into the result's table here, replacing what it held; one
     /// transaction, so a list reading meanwhile sees the old rows or the new. Returns the
-    /// number of rows. `cancellation` stops the query and the copy (``StoreError/queryCancelled``).
-    func fill(_ result: QueryResult, from core: StoreCore, cancellation: Cancellation) throws -> Int {
+    /// number of rows. `cancellation` stops the query and the copy (``StoreError/queryCancelled``),
+    /// and so does a newer `generation` of the name (see ``newGeneration(for:)``).
+    func fill(_ result: QueryResult, generation: UInt64, from core: StoreCore, cancellation: Cancellation) throws -> Int {
         let table = result.table
         let width = table.columns.count - 1
         let columns = table.columns.map(\.name.quotedIdentifier)
+        let folder = self.folder
+        /// A failure of the copy itself is said as such (it is not the person's file).
+        func keeping<T>(_ body: () throws -> T) throws -> T {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode != .SQLITE_INTERRUPT {
+                throw StoreError.statementNotRun(reason: "The result could not be kept in Cardfile's temporary folder \(folder.path): \(error.message ?? "error \(error.resultCode.rawValue)"). Nothing was changed.")
+            }
+        }
         return try core.read { source in
             try cancellation.interrupting(source) {
                 let statement = try source.makeStatement(sql: "SELECT * FROM (\n\(result.sql)\n)")
                 let handle = statement.sqliteStatement
                 let cursor = try Row.fetchCursor(statement)
                 return try pool.write { db in
-                    try db.execute(sql: "DROP TABLE IF EXISTS \(table.quotedName)")
-                    try db.execute(sql: "CREATE TABLE \(table.quotedName) (\(columns[0]) INTEGER PRIMARY KEY, \(columns.dropFirst().joined(separator: ", ")))")
-                    if let records = result.records {
-                        try db.execute(sql: "CREATE UNIQUE INDEX \("\(table.name) key".quotedIdentifier) ON \(table.quotedName) (\(records.keyColumns.map(\.quotedIdentifier).joined(separator: ", ")))")
+                    // (Checked inside the write: fills of one name take turns here.)
+                    guard generations.value[table.name.lowercased()] == generation else { throw StoreError.queryCancelled }
+                    let insert = try keeping {
+                        try db.execute(sql: "DROP TABLE IF EXISTS \(table.quotedName)")
+                        try db.execute(sql: "CREATE TABLE \(table.quotedName) (\(columns[0]) INTEGER PRIMARY KEY, \(columns.dropFirst().joined(separator: ", ")))")
+                        if let records = result.records {
+                            try db.execute(sql: "CREATE UNIQUE INDEX \("\(table.name) key".quotedIdentifier) ON \(table.quotedName) (\(records.keyColumns.map(\.quotedIdentifier).joined(separator: ", ")))")
+                        }
+                        return try db.makeStatement(sql: "INSERT INTO \(table.quotedName) VALUES (\(Array(repeating: "?", count: width + 1).joined(separator: ", ")))")
                     }
-                    let insert = try db.makeStatement(sql: "INSERT INTO \(table.quotedName) VALUES (\(Array(repeating: "?", count: width + 1).joined(separator: ", ")))")
                     var count = 0
                     while try cursor.next() != nil {
                         count += 1
                         var values: [Value] = [.integer(Int64(count))]
                         for index in 0..<CInt(width) { values.append(Value(statement: handle, index: index)) }
-                        try insert.execute(arguments: values.statementArguments)
+                        try keeping { try insert.execute(arguments: values.statementArguments) }
                         if count % 4096 == 0, cancellation.isCancelled { throw StoreError.queryCancelled }
                     }
                     return count
@@ -96,5 +124,19 @@ final class ResultStore: Sendable {
             return refreshers[name.lowercased()]
         }
         old?.stop()
+    }
+
+    /// Stops refreshing the result named `name` (its list was closed).
+    func stopRefreshing(_ name: String) {
+        refreshers.withLock { $0.removeValue(forKey: name.lowercased()) }?.stop()
+    }
+
+    /// Stops every refresher (the editor ends).
+    func stopAll() {
+        let all = refreshers.withLock { refreshers in
+            defer { refreshers.removeAll() }
+            return Array(refreshers.values)
+        }
+        for refresher in all { refresher.stop() }
     }
 }

@@ -66,18 +66,19 @@ enum ViewReader {
     }
 
     /// The result columns of `select` that carry its single base table's whole key, in key
-    /// order, and that table; nil when its rows cannot be shown to be one table's rows, each
-    /// at most once. `text` is the SQL that names the tables (a view's `CREATE VIEW`).
+    /// order (their positions among `origins`, and their names), and that table; nil when its
+    /// rows cannot be shown to be one table's rows, each at most once. `text` is the SQL that
+    /// names the tables (a view's `CREATE VIEW`). Positions, since a result may give two
+    /// columns one name (`k.id, i.id`).
     static func provenKey(
         _ db: Database, select: String, text: String, origins: [(name: String, table: String?, column: String?)], tables: [TableSchema]
-    ) throws -> (columns: [String], table: String)? {
+    ) throws -> (columns: [String], positions: [Int], table: String)? {
         guard let plan = try ViewPlan(db, select: select),
               let base = plan.rowsTable(tables: tables, viewSQL: text) else { return nil }
-        let fromBase = origins.filter { $0.table?.lowercased() == base.name.lowercased() }
-        func exposing(_ column: String) -> String? {
-            fromBase.first { $0.column?.lowercased() == column.lowercased() }?.name
+        func exposing(_ column: String) -> Int? {
+            origins.indices.first { origins[$0].table?.lowercased() == base.name.lowercased() && origins[$0].column?.lowercased() == column.lowercased() }
         }
-        let columns: [String]?
+        let columns: [Int]?
         switch base.primaryKey {
         case .rowidAlias(let column):
             columns = (exposing(column) ?? ["rowid", "_rowid_", "oid"].lazy.compactMap(exposing).first).map { [$0] }
@@ -89,6 +90,6 @@ enum ViewReader {
         case .unidentifiable:
             columns = nil
         }
-        return columns.map { ($0, base.name) }
+        return columns.map { positions in (positions.map { origins[$0].name }, positions, base.name) }
     }
 }
