@@ -135,6 +135,12 @@ struct SQLScreenTests {
         #expect(try harness.diskText("SELECT label FROM shelves") == "top")
     }
 
+    @Test func aTableAnotherProgramMakesIsListed() throws {
+        let harness = try AppHarness(schema: AppHarness.cards + "CREATE TABLE other (x);")
+        try LiveRefreshTests.outside(harness, "CREATE TABLE made_elsewhere (id INTEGER PRIMARY KEY)")
+        #expect(try harness.waitFor { $0.contains("made_elsewhere") }, "\(harness.screen)")
+    }
+
     @Test func anErrorIsMarkedWhereSQLiteStoppedAndNothingIsLost() throws {
         let harness = try AppHarness(options: CardfileApp.Options(table: "cards", autosave: nil))
         try Self.run(harness, "SELECT nmae FROM cards")

@@ -450,6 +450,22 @@ struct QueryTests {
         #expect(reopened.schema.table(named: "shelves")?.columns.map(\.name) == ["id", "width"])
     }
 
+    @Test func aTableAnotherProgramMakesIsSeenAtItsCommit() throws {
+        let fixture = try Self.fixture(items: 3)
+        let container = try Container(path: fixture.path)
+        #expect(container.schema.table(named: "later") == nil)
+        try BulkEditTests.outside(fixture.path, "CREATE TABLE later (id INTEGER PRIMARY KEY, x TEXT); INSERT INTO later (x) VALUES ('a')")
+        #expect(try container.checkForExternalChanges())
+        #expect(container.schema.table(named: "later") != nil)
+        let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: "later"), height: 5)
+        #expect(live.window.rows.map(\.values) == [[.integer(1), .text("a")]])
+        // A commit that changes no schema reads none.
+        try BulkEditTests.outside(fixture.path, "INSERT INTO later (x) VALUES ('b')")
+        let before = container.core.schemaVersion.value
+        #expect(try container.checkForExternalChanges())
+        #expect(container.core.schemaVersion.value == before)
+    }
+
     // MARK: - Cancel
 
     /// A recursive query of three billion rows is stopped by its cancel.

@@ -146,7 +146,7 @@ extension CardfileApp {
         case .failure(let error):
             if let sql = screens.sql { say(error, on: sql, now: now) } else { show(error.message, role: .error, now: now) }
         case .success(let count):
-            if case .schema = statement.kind { screens.updateTables { $0.setTables(container.schema.tables) } }
+            if case .schema = statement.kind { followSchema() }
             // Open forms meet the write as another program's commit.
             let news = formsFollowTheirSource()
             let done: String = switch (statement.kind, count) {

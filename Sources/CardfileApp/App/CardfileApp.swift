@@ -275,6 +275,7 @@ public final class CardfileApp {
             notice = Notice(text: Self.fileGoneNotice(gone), role: .error, expires: nil)
         case .changed:
             guard fileGone == nil else { return }
+            followSchema()
             if let news = formsFollowTheirSource() {
                 let role: Role = if case .deleted = news { .conflict } else { .accent }
                 show(news.sentence, role: role, now: now)
@@ -283,6 +284,15 @@ public final class CardfileApp {
             guard fileGone == nil else { return }
             show(error.message, role: .error, now: now)
         }
+    }
+
+    /// The tables screen lists the tables as the store now knows them (a statement here or
+    /// another program made or dropped some), counting them when it is on top.
+    func followSchema() {
+        let now = container.schema.tables
+        guard let tables, tables.tables.map(\.name) != now.map(\.name) else { return }
+        screens.updateTables { $0.setTables(now) }
+        if case .tables = screens.top { countRows() }
     }
 
     /// A commit not made through the forms' own contexts (another program's, a bulk edit's)

@@ -67,7 +67,7 @@ struct TablesScreen {
     /// What the screen says when it has no table to show.
     var emptyText: String? {
         if tables.isEmpty {
-            return "This database has no tables yet. To make one from a CSV, TSV or JSON file, quit (q) and run: cardfile import DATABASE FILE --table NAME --create. Or create one with sqlite3, and it shows here when you open the file again."
+            return "This database has no tables yet. To make one from a CSV, TSV or JSON file, quit (q) and run: cardfile import DATABASE FILE --table NAME --create. Or create one with SQL (Q here) or sqlite3: it shows here at once."
         }
         if shown.isEmpty { return "No table's name contains “\(filter.trimmingCharacters(in: .whitespaces))”. / changes the filter; Esc on it shows every table." }
         return nil

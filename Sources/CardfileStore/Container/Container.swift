@@ -118,6 +118,8 @@ public final class Container: Sendable {
                 schema: schema, descriptions: options.entities, checkpointer: checkpointer,
                 journalMode: checkpointer != nil || foundWAL ? .wal : .rollback,
                 busyTimeout: options.busyTimeout, openPath: openPath)
+            let version = try reader.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+            core.schemaVersion.withLock { $0 = version }
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -279,6 +281,15 @@ public final class Container: Sendable {
         guard checkFile() == nil else { return false }
         let changed = try storeErrors(path: core.path) { try core.monitor.check() }
         if changed {
+            // A table made or dropped by another program is listed (or not) from now on.
+            try storeErrors(path: core.path) {
+                let version = try core.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
+                let known = core.schemaVersion.withLock { known in
+                    defer { known = version }
+                    return known
+                }
+                if let known, known != version { try core.reloadSchema() }
+            }
             core.bus.publish(ContextDidSave(origin: .external, invalidatedTables: Set(core.schema.tables.map(\.name))))
         }
         return changed

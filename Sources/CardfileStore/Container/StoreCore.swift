@@ -26,6 +26,10 @@ final class StoreCore: Sendable {
     private let descriptions: [String: EntityDescription]
     /// The results of queries open on the SQL screen, by name (see ``Container/openQuery(_:)``).
     private let queryEntities = Locked<[String: Entity]>([:])
+    /// SQLite's `schema_version` when the schema was last read (nil until first asked): another
+    /// program's commit that moved it makes ``Container/checkForExternalChanges()`` read the
+    /// schema again.
+    let schemaVersion = Locked<Int?>(nil)
     /// Where results are kept, made when the first query runs.
     private let resultStore = Locked<ResultStore?>(nil)
     private let commitObserver: CommitObserver?
@@ -100,7 +104,8 @@ final class StoreCore: Sendable {
     /// SQLite's message rather than an unknown name; made again under its name, it keeps the
     /// shape it had, for the same reason.
     func reloadSchema() throws {
-        let fresh = try read { db in try SchemaReader.read(db) }
+        let (fresh, version) = try read { db in (try SchemaReader.read(db), try Int.fetchOne(db, sql: "PRAGMA schema_version")) }
+        schemaVersion.withLock { $0 = version }
         try described.withLock { described in
             let known = described.schema
             // (Known: listed now, or dropped and made again under its name this session.)
