@@ -130,18 +130,7 @@ public enum TableCreator {
     /// Names as columns can have them: blank ones become `column_N`, repeated ones (in any
     /// case) get `_2`, `_3`…
     static func uniqueNames(_ names: [String]) -> [String] {
-        var taken = Set<String>()
-        return names.enumerated().map { index, name in
-            let base = name.isEmpty ? "column_\(index + 1)" : name
-            var candidate = base
-            var number = 2
-            while taken.contains(candidate.lowercased()) {
-                candidate = "\(base)_\(number)"
-                number += 1
-            }
-            taken.insert(candidate.lowercased())
-            return candidate
-        }
+        CardfileStore.uniqueNames(names, blank: { "column_\($0)" }, repeated: { "\($0)_\($1)" })
     }
 
     /// What one column's values have been so far.

@@ -110,18 +110,14 @@ extension Container {
     /// Store errors, with SQLite's refusal of the statement itself said as such and an
     /// interrupt as a cancel.
     private static func statementErrors<T>(path: String, _ body: () throws -> T) throws(StoreError) -> T {
-        do {
-            return try body()
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
-            throw StoreError.queryCancelled
-        } catch let error as DatabaseError where [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_RANGE, .SQLITE_TOOBIG].contains(error.resultCode) {
-            throw StoreError.sqlRefused(message: error.message ?? "error \(error.resultCode.rawValue)", offset: nil)
-        } catch let error as StoreError {
-            throw error
-        } catch let error as DatabaseError {
-            throw StoreError.working(error, path: path)
-        } catch {
-            throw StoreError.database(code: -1, message: String(describing: error))
+        try storeErrors(path: path) {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+                throw StoreError.queryCancelled
+            } catch let error as DatabaseError where [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_RANGE, .SQLITE_TOOBIG].contains(error.resultCode) {
+                throw StoreError.sqlRefused(message: error.message ?? "error \(error.resultCode.rawValue)", offset: nil)
+            }
         }
     }
 }

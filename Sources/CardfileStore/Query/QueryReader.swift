@@ -66,18 +66,7 @@ enum QueryReader {
     /// Column names made distinct (case-insensitively, as SQLite compares them): a repeated
     /// name gets ` (2)`, ` (3)`…; a name left empty is `column N`; `#` is the row number's.
     static func uniqueNames(_ names: [String]) -> [String] {
-        var taken: Set<String> = [QueryResult.ordinalColumn]
-        return names.enumerated().map { index, name in
-            let base = name.isEmpty ? "column \(index + 1)" : name
-            var candidate = base
-            var number = 2
-            while taken.contains(candidate.lowercased()) {
-                candidate = "\(base) (\(number))"
-                number += 1
-            }
-            taken.insert(candidate.lowercased())
-            return candidate
-        }
+        CardfileStore.uniqueNames(names, taken: [QueryResult.ordinalColumn], blank: { "column \($0)" }, repeated: { "\($0) (\($1))" })
     }
 
     /// `query`, or `query 2`… when the file has a table or view of that name.
