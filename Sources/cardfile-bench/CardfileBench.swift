@@ -14,7 +14,7 @@ struct CardfileBench: ParsableCommand {
     @Option(help: "Saves (and raw commits) to time.")
     var saves = 5_000
 
-    @Argument(help: "Sections to run: store, live, terminal, app, field, import, sql (default: all).")
+    @Argument(help: "Sections to run: store, live, terminal, app, field, import, sql, diff (default: all).")
     var sections: [String] = []
 
     @Option(help: .hidden)
@@ -26,6 +26,9 @@ struct CardfileBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: .hidden)
     var importChild: [String] = []
 
+    @Option(parsing: .upToNextOption, help: .hidden)
+    var diffChild: [String] = []
+
     func run() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -33,6 +36,11 @@ struct CardfileBench: ParsableCommand {
         if let browseApp {
             let result = try AppBrowseMemoryBenchmark(path: browseApp).run()
             print("\(result.rss) \(result.pages) \(result.seconds)")
+            return
+        }
+        if diffChild.count == 2 {
+            let result = try DiffBenchmark.child(diffChild[0], diffChild[1])
+            print("\(result.seconds) \(result.rss) \(result.changed)")
             return
         }
         if importChild.count == 2 {
@@ -44,7 +52,7 @@ struct CardfileBench: ParsableCommand {
             print("\(result.rss) \(result.pages) \(result.seconds)")
             return
         }
-        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "field", "import", "sql"] : sections)
+        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "field", "import", "sql", "diff"] : sections)
 
         if wanted.contains("store") {
             let path = "\(folder)/store.sqlite"
@@ -90,6 +98,9 @@ struct CardfileBench: ParsableCommand {
             let path = "\(folder)/sql.sqlite"
             try BenchmarkDatabase.create(at: path, rows: rows)
             try SQLBenchmark(path: path, rows: rows).run()
+        }
+        if wanted.contains("diff") {
+            try DiffBenchmark(folder: folder, rows: rows).run()
         }
         if wanted.contains("import") {
             try ImportBenchmark(folder: folder, sizes: [100_000, rows]).run()

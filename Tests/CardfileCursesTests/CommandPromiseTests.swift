@@ -88,6 +88,38 @@ struct CommandPromiseTests {
         #expect(try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int == 0)
     }
 
+    /// `cardfile diff`: status 0, 1 or 2 as diff's; the SQL it writes makes A into B.
+    @Test func diffSaysWhatDiffersWithDiffsStatusAndItsSQLMakesAIntoB() throws {
+        let place = try CommandTests.Workspace(demoRows: 10)
+        defer { place.remove() }
+        let copy = place.folder.path + "/copy.sqlite"
+        _ = try Self.sqlite(place.database, "VACUUM INTO '\(copy)'")
+        let same = try Self.run(place, ["diff", place.database, copy])
+        #expect(same.status == 0 && same.stdout == "The databases hold the same records.\n", "\(same)")
+        _ = try Self.sqlite(copy, "UPDATE books SET title = 'Changed' WHERE id = 1; DELETE FROM loans WHERE id = 1; CREATE TABLE extra (x)")
+        let differ = try Self.run(place, ["diff", place.database, copy])
+        #expect(differ.status == 1, "\(differ)")
+        let lines = differ.stdout.split(separator: "\n")
+        #expect(lines.first == "schema: table extra is only in B", "\(differ.stdout)")
+        #expect(lines.contains { $0.hasPrefix("~ books 1: title “") && $0.hasSuffix("” → “Changed”") }, "\(differ.stdout)")
+        #expect(lines.contains { $0.hasPrefix("- loans 1: ") }, "\(differ.stdout)")
+        #expect(differ.stderr.isEmpty)
+        let json = try Self.run(place, ["diff", place.database, copy, "--table", "books", "--format", "json"])
+        #expect(json.status == 1 && json.stdout.contains("\"op\": \"change\"") && !json.stdout.contains("loans"), "\(json)")
+        let sql = try Self.run(place, ["diff", place.database, copy, "--format", "sql"])
+        #expect(sql.status == 1)
+        let script = place.folder.path + "/diff.sql"
+        try sql.stdout.write(toFile: script, atomically: true, encoding: .utf8)
+        _ = try Self.sqlite(place.database, ".read \(script)")
+        #expect(try Self.run(place, ["diff", place.database, copy]).status == 0)
+        // Trouble: a file missing, a table unknown, a format unknown; one line, status 2.
+        for arguments in [["diff", place.database, place.folder.path + "/missing.sqlite"], ["diff", place.database, copy, "--table", "nope"],
+                          ["diff", place.database, copy, "--format", "xml"]] {
+            let trouble = try Self.run(place, arguments)
+            #expect(trouble.status == 2 && trouble.stdout.isEmpty && trouble.errorLines.count == 1, "\(arguments): \(trouble)")
+        }
+    }
+
     @Test func helpAndVersionGoToStandardOutput() throws {
         let place = try CommandTests.Workspace(demoRows: nil)
         defer { place.remove() }
