@@ -120,6 +120,51 @@ struct CommandPromiseTests {
         }
     }
 
+    /// `cardfile merge` as git's merge driver: two branches change different records of a
+    /// database and `git merge` merges them; a field changed on both branches is a conflict,
+    /// and the file is left as it was.
+    @Test func gitMergesDatabaseBranchesThroughTheDriver() throws {
+        let place = try CommandTests.Workspace(demoRows: 10)
+        defer { place.remove() }
+        let repo = place.folder.appendingPathComponent("repo").path
+        try FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
+        func git(_ arguments: [String], status: Int32 = 0) throws -> String {
+            try EditorTmuxTests.run("/usr/bin/env", ["git", "-C", repo, "-c", "user.name=T", "-c", "user.email=t@example.com"] + arguments, expectStatus: status)
+        }
+        _ = try git(["init", "-q", "-b", "main"])
+        _ = try git(["config", "merge.cardfile.driver", "\(place.cardfile) merge %O %A %B"])
+        try "*.sqlite merge=cardfile\n".write(toFile: repo + "/.gitattributes", atomically: true, encoding: .utf8)
+        let database = repo + "/library.sqlite"
+        _ = try Self.sqlite(place.database, "VACUUM INTO '\(database)'")
+        _ = try git(["add", "."])
+        _ = try git(["commit", "-q", "-m", "base"])
+        _ = try git(["checkout", "-q", "-b", "theirs"])
+        _ = try Self.sqlite(database, "UPDATE books SET title = 'Theirs' WHERE id = 1")
+        _ = try git(["commit", "-q", "-am", "theirs"])
+        _ = try git(["checkout", "-q", "main"])
+        _ = try Self.sqlite(database, "UPDATE books SET title = 'Ours' WHERE id = 2")
+        _ = try git(["commit", "-q", "-am", "ours"])
+        _ = try git(["merge", "-q", "--no-edit", "theirs"])
+        #expect(try Self.sqlite(database, "SELECT group_concat(title, '|') FROM (SELECT title FROM books WHERE id <= 2 ORDER BY id)") == "Theirs|Ours")
+        // Both branches change one field: a conflict, and our file as it was.
+        _ = try git(["checkout", "-q", "-b", "other"])
+        _ = try Self.sqlite(database, "UPDATE books SET title = 'Other' WHERE id = 3")
+        _ = try git(["commit", "-q", "-am", "other"])
+        _ = try git(["checkout", "-q", "main"])
+        _ = try Self.sqlite(database, "UPDATE books SET title = 'Mine' WHERE id = 3")
+        _ = try git(["commit", "-q", "-am", "mine"])
+        let output = try git(["merge", "--no-edit", "other"], status: 1)
+        #expect(output.contains("CONFLICT") && output.contains("books 3: title changed on both sides"), "\(output)")
+        #expect(try Self.sqlite(database, "SELECT title FROM books WHERE id = 3") == "Mine")
+        // Different schemas: refused, status 2.
+        let base = place.folder.path + "/base.sqlite", changed = place.folder.path + "/changed.sqlite"
+        _ = try Self.sqlite(place.database, "VACUUM INTO '\(base)'")
+        _ = try Self.sqlite(place.database, "VACUUM INTO '\(changed)'")
+        _ = try Self.sqlite(changed, "CREATE TABLE extra (x)")
+        let refused = try Self.run(place, ["merge", base, place.database, changed])
+        #expect(refused.status == 2 && refused.stderr.contains("table extra is added in theirs"), "\(refused)")
+    }
+
     @Test func helpAndVersionGoToStandardOutput() throws {
         let place = try CommandTests.Workspace(demoRows: nil)
         defer { place.remove() }

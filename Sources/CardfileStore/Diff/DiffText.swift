@@ -59,7 +59,7 @@ public enum DiffText {
     }
 
     /// A value in text output: text quoted (so "" and NULL differ), a blob as hex.
-    static func shown(_ value: Value) -> String {
+    public static func shown(_ value: Value) -> String {
         switch value {
         case .null: "NULL"
         case .integer(let int): String(int)

@@ -1,0 +1,195 @@
+import GRDB
+
+/// A three-way merge of database files record by record (`cardfile merge BASE OURS THEIRS`,
+/// git's merge driver): what each side changed since the base, with the store's per-field
+/// rule (``ThreeWayMerge``).
+///
+/// For each record (by key, or rowid for a table without a declared key):
+/// - the same on both sides, or changed on one side only: that side;
+/// - changed on both sides: field by field, a field changed on one side takes that side; a
+///   field both changed to different values is *contested*;
+/// - deleted on one side and changed on the other: contested;
+/// - added on both sides with different values: contested.
+///
+/// ``plan(base:ours:theirs:)`` reads the three files in key order, walked together (memory
+/// grows with the changes to make, not with the tables), and ``apply(_:to:)`` writes the
+/// writes into OURS in one transaction. Tables and columns must be the same in all three.
+public enum DatabaseMerge {
+    /// A record the rule cannot settle: its three versions (nil: absent on that side) and,
+    /// for a record on all three sides, the contested columns.
+    public struct Contest: Sendable, Equatable {
+        public let table: String
+        public let columns: [String]
+        public let key: [Value]
+        public let original: [Value]?
+        public let mine: [Value]?
+        public let theirs: [Value]?
+        /// Positions in ``columns`` both sides changed to different values (empty when a side
+        /// deleted the record, or both added it).
+        public let contested: [Int]
+
+        /// What happened, in words: `name changed on both sides`, `deleted here, changed there`.
+        public var reason: String {
+            switch (original, mine, theirs) {
+            case (_?, nil, _?): "deleted in ours, changed in theirs"
+            case (_?, _?, nil): "changed in ours, deleted in theirs"
+            case (nil, _?, _?): "added on both sides with different values"
+            default: contested.map { columns[$0] }.joined(separator: ", ") + " changed on both sides"
+            }
+        }
+    }
+
+    /// A write that takes the other side's change into OURS.
+    public enum Write: Sendable, Equatable {
+        case insert(table: String, columns: [String], values: [Value])
+        case update(table: String, key: [String], keyValues: [Value], columns: [String], values: [Value])
+        case delete(table: String, key: [String], keyValues: [Value])
+    }
+
+    public struct Plan: Sendable, Equatable {
+        public var writes: [Write] = []
+        public var contests: [Contest] = []
+    }
+
+    /// Why the files cannot be merged record by record (their schemas differ); nil when they can.
+    public static func schemaProblem(base: Container, ours: Container, theirs: Container) -> String? {
+        func shape(_ container: Container) -> [String: [String]] {
+            Dictionary(uniqueKeysWithValues: container.schema.tables.filter { !$0.isView }.map { table in
+                (table.name.lowercased(), table.columns.filter { !$0.isHidden }.map { "\($0.name.lowercased()) \($0.declaredType.uppercased())" }
+                    + ["key: " + table.primaryKey.keyExpressions.joined(separator: ",").lowercased()])
+            })
+        }
+        let shapes = [("ours", shape(ours)), ("theirs", shape(theirs))]
+        let reference = shape(base)
+        for (side, tables) in shapes {
+            for name in Set(reference.keys).union(tables.keys).sorted() where reference[name] != tables[name] {
+                let what = reference[name] == nil ? "is added in \(side)" : tables[name] == nil ? "is dropped in \(side)" : "has other columns or another key in \(side)"
+                return "table \(name) \(what); cardfile merges records, not schemas: merge the schema by hand first. Nothing was written."
+            }
+        }
+        for table in base.schema.tables where !table.isView && !table.isIdentifiable {
+            return "table \(table.name) has no key to tell its records apart; cardfile merges records by key. Nothing was written."
+        }
+        return nil
+    }
+
+    /// What merging `theirs` into `ours` (both from `base`) takes. Call ``schemaProblem(base:ours:theirs:)`` first.
+    public static func plan(base: Container, ours: Container, theirs: Container) throws(StoreError) -> Plan {
+        var plan = Plan()
+        try storeErrors(path: ours.core.path) {
+            for table in base.schema.tables where !table.isView {
+                try merge(table, base: base, ours: ours, theirs: theirs, into: &plan)
+            }
+        }
+        return plan
+    }
+
+    private static func merge(_ table: TableSchema, base: Container, ours: Container, theirs: Container, into plan: inout Plan) throws {
+        let columns = table.columns.filter { !$0.isHidden && $0.generation == .none }.map(\.name)
+        let keyExpressions = table.primaryKey.keyExpressions
+        let keyNames = table.primaryKey.columnNames.isEmpty ? ["rowid"] : table.primaryKey.columnNames
+        let collations = table.primaryKey.columnNames.isEmpty ? [Collation.binary] : keyNames.map { table.column(named: $0)?.collation ?? .binary }
+        let order = zip(keyExpressions, collations).map { "\($0) COLLATE \($1.name)" }.joined(separator: ", ")
+        let sql = "SELECT \((keyExpressions + columns.map(\.quotedIdentifier)).joined(separator: ", ")) FROM \(table.quotedName) ORDER BY \(order)"
+        let width = keyExpressions.count
+        try base.core.read { dbBase in
+            try ours.core.read { dbOurs in
+                try theirs.core.read { dbTheirs in
+                    let sides = try [dbBase, dbOurs, dbTheirs].map { db -> (Statement, RowCursor) in
+                        let statement = try db.makeStatement(sql: sql)
+                        return (statement, try Row.fetchCursor(statement))
+                    }
+                    func next(_ side: Int) throws -> (key: [Value], values: [Value])? {
+                        let (statement, cursor) = sides[side]
+                        guard try cursor.next() != nil else { return nil }
+                        let handle = statement.sqliteStatement
+                        let all = (0..<CInt(width + columns.count)).map { Value(statement: handle, index: $0) }
+                        return (Array(all[..<width]), Array(all[width...]))
+                    }
+                    var rows = [try next(0), try next(1), try next(2)]
+                    while let key = rows.compactMap({ $0?.key }).min(by: { compare($0, $1, collations) < 0 }) {
+                        var at: [[Value]?] = [nil, nil, nil]
+                        for side in 0..<3 where rows[side].map({ compare($0.key, key, collations) == 0 }) == true {
+                            at[side] = rows[side]!.values
+                            rows[side] = try next(side)
+                        }
+                        decide(table: table.name, columns: columns, key: keyNames, keyValues: key, base: at[0], ours: at[1], theirs: at[2], into: &plan)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The rule for one record.
+    static func decide(table: String, columns: [String], key: [String], keyValues: [Value],
+                       base: [Value]?, ours: [Value]?, theirs: [Value]?, into plan: inout Plan) {
+        func contest(_ contested: [Int] = []) {
+            plan.contests.append(Contest(table: table, columns: columns, key: keyValues, original: base, mine: ours, theirs: theirs, contested: contested))
+        }
+        if ours == theirs || base == theirs { return }           // nothing of theirs to take
+        if base == ours {                                        // ours unchanged: take theirs
+            switch (ours, theirs) {
+            case (nil, let theirs?):
+                // (A table without a declared key keeps their rowid.)
+                let byRowid = key == ["rowid"]
+                plan.writes.append(.insert(table: table, columns: (byRowid ? key : []) + columns, values: (byRowid ? keyValues : []) + theirs))
+            case (_?, nil): plan.writes.append(.delete(table: table, key: key, keyValues: keyValues))
+            case (let ours?, let theirs?): update(ours, to: theirs)
+            case (nil, nil): break
+            }
+            return
+        }
+        guard let base, let ours, let theirs else { return contest() }
+        let merge = ThreeWayMerge(original: base, mine: ours, theirs: theirs)
+        guard merge.contested.isEmpty else { return contest(merge.contested) }
+        update(ours, to: merge.merged(contestedTaking: .mine))
+
+        func update(_ from: [Value], to values: [Value]) {
+            let changed = columns.indices.filter { from[$0] != values[$0] }
+            guard !changed.isEmpty else { return }
+            plan.writes.append(.update(table: table, key: key, keyValues: keyValues, columns: changed.map { columns[$0] }, values: changed.map { values[$0] }))
+        }
+    }
+
+    private static func compare(_ a: [Value], _ b: [Value], _ collations: [Collation]) -> Int {
+        for (index, collation) in collations.enumerated() {
+            let order = Value.compare(a[index], b[index], collation: collation)
+            if order != 0 { return order }
+        }
+        return 0
+    }
+
+    /// Writes `plan`'s writes into `ours` in one transaction (foreign keys checked at its end).
+    public static func apply(_ plan: Plan, to ours: Container) throws(StoreError) {
+        guard !plan.writes.isEmpty else { return }
+        try storeErrors(path: ours.core.path) {
+            try ours.core.write(origin: .batch, bulkTables: Set(plan.writes.map(\.table))) { db, _ in
+                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+                for write in plan.writes {
+                    switch write {
+                    case .insert(let table, let columns, let values):
+                        try db.execute(sql: "INSERT INTO \(table.quotedIdentifier) (\(columns.map { $0 == "rowid" ? "rowid" : $0.quotedIdentifier }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+                                       arguments: values.statementArguments)
+                    case .update(let table, let key, let keyValues, let columns, let values):
+                        try db.execute(sql: "UPDATE \(table.quotedIdentifier) SET \(columns.map { "\($0.quotedIdentifier) = ?" }.joined(separator: ", ")) WHERE \(Self.match(key))",
+                                       arguments: (values + keyValues).statementArguments)
+                    case .delete(let table, let key, let keyValues):
+                        try db.execute(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(Self.match(key))", arguments: keyValues.statementArguments)
+                    }
+                }
+            }
+        }
+    }
+
+    private static func match(_ key: [String]) -> String {
+        key.map { "\($0 == "rowid" ? "rowid" : $0.quotedIdentifier) IS ?" }.joined(separator: " AND ")
+    }
+}
+
+extension DatabaseMerge.Write {
+    var table: String {
+        switch self {
+        case .insert(let table, _, _), .update(let table, _, _, _, _), .delete(let table, _, _): table
+        }
+    }
+}
