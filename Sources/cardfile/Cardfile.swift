@@ -19,7 +19,7 @@ struct Cardfile: ParsableCommand {
             editor shows them too).
             """,
         version: "0.2.0",
-        subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Export.self, Diff.self, Merge.self, Keys.self],
+        subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Export.self, Diff.self, Merge.self, Dump.self, Keys.self],
         defaultSubcommand: Open.self)
 }
 

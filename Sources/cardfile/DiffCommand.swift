@@ -73,3 +73,39 @@ extension Cardfile {
         }
     }
 }
+
+extension Cardfile {
+    /// `cardfile dump DB`: the database as text, for `git diff` (`textconv`).
+    struct Dump: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a database as text: its CREATE statements, then every record in key order, a line each (git's textconv).")
+
+        @Argument(help: "The SQLite database.")
+        var database: String
+
+        func run() throws {
+            let container: Container
+            do {
+                container = try Container(path: database, options: StoreOptions(createIfMissing: false, readOnly: true))
+            } catch {
+                throw fail(error.message)
+            }
+            let onTerminal = isatty(1) != 0
+            var buffered: [UInt8] = []
+            do {
+                try DatabaseDump.run(container) { line in
+                    buffered += Array((onTerminal ? TerminalText.visible(line, keepingLines: true) : line).utf8)
+                    if buffered.count > 1 << 16 {
+                        try FileHandle.standardOutput.write(contentsOf: Data(buffered))
+                        buffered.removeAll(keepingCapacity: true)
+                    }
+                }
+                try FileHandle.standardOutput.write(contentsOf: Data(buffered))
+            } catch let error as StoreError {
+                throw fail(error.message)
+            } catch {
+                throw fail("cannot write the dump: \(error.localizedDescription)")
+            }
+        }
+    }
+}

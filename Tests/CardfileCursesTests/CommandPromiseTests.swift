@@ -146,6 +146,11 @@ struct CommandPromiseTests {
         _ = try git(["commit", "-q", "-am", "ours"])
         _ = try git(["merge", "-q", "--no-edit", "theirs"])
         #expect(try Self.sqlite(database, "SELECT group_concat(title, '|') FROM (SELECT title FROM books WHERE id <= 2 ORDER BY id)") == "Theirs|Ours")
+        // git diff reads the files through `cardfile dump`: a record a line.
+        _ = try git(["config", "diff.cardfile.textconv", "\(place.cardfile) dump"])
+        try "*.sqlite merge=cardfile diff=cardfile\n".write(toFile: repo + "/.gitattributes", atomically: true, encoding: .utf8)
+        let shown = try git(["diff", "HEAD~1", "HEAD", "--", "library.sqlite"])
+        #expect(shown.split(separator: "\n").contains { $0.hasPrefix("+books 1: id 1, title “Theirs”") }, "\(shown)")
         // Both branches change one field: a conflict, and our file as it was.
         _ = try git(["checkout", "-q", "-b", "other"])
         _ = try Self.sqlite(database, "UPDATE books SET title = 'Other' WHERE id = 3")
