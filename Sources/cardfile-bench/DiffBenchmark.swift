@@ -35,10 +35,10 @@ struct DiffBenchmark {
         let right = try Container(path: b, options: StoreOptions(createIfMissing: false, readOnly: true))
         var summary = DatabaseDiff.Summary()
         var written = 0
-        var columns: [String] = [], key: [String] = []
+        var columns: [String] = [], key: [String] = [], hasRowid = true
         let seconds = try Measure.time {
             summary = try DatabaseDiff.run(left, right) { event in
-                if case .table(_, let names, let keyNames, _) = event { (columns, key) = (names, keyNames) }
+                if case .table(_, let names, let keyNames, _, let rowid) = event { (columns, key, hasRowid) = (names, keyNames, rowid) }
                 written += DiffText.lines(event, format: .text, columns: columns, key: key).utf8.count
             }
         }

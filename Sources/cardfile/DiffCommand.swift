@@ -52,15 +52,17 @@ extension Cardfile {
             }
             var columns: [String] = []
             var key: [String] = []
+            var hasRowid = true
             let summary: DatabaseDiff.Summary
             do {
                 try write(DiffText.start(format: format))
                 summary = try DatabaseDiff.run(a, b, tables: table.isEmpty ? nil : table) { event in
-                    if case .table(_, let names, let keyNames, _) = event {
+                    if case .table(_, let names, let keyNames, _, let rowid) = event {
                         columns = names
                         key = keyNames
+                        hasRowid = rowid
                     }
-                    try write(DiffText.lines(event, format: format, columns: columns, key: key))
+                    try write(DiffText.lines(event, format: format, columns: columns, key: key, hasRowid: hasRowid))
                 }
                 try write(DiffText.end(summary, format: format))
                 try FileHandle.standardOutput.write(contentsOf: Data(buffered))

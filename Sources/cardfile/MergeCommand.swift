@@ -49,6 +49,7 @@ extension Cardfile {
             func say(_ text: String) {
                 print(onTerminal ? TerminalText.visible(text) : text)
             }
+            for note in plan.notes { say("note: \(note)") }
             guard plan.contests.isEmpty else {
                 // (Choosing on the terminal, per field, is not built yet: contested records are
                 // listed whether or not one is available.)
@@ -66,6 +67,10 @@ extension Cardfile {
             }
             do {
                 try DatabaseMerge.apply(plan, to: oursFile)
+            } catch .statementNotRun(let reason) {
+                // A record left pointing at a missing one: a conflict as git sees it.
+                say("cardfile merge: \(reason).")
+                throw ExitCode(1)
             } catch {
                 throw fail(error.message)
             }

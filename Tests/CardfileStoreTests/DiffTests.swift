@@ -33,11 +33,11 @@ struct DiffTests {
 
     /// The SQL `cardfile diff --format sql` would write.
     static func sql(_ events: [DatabaseDiff.Event], _ summary: DatabaseDiff.Summary) -> String {
-        var columns: [String] = [], key: [String] = []
+        var columns: [String] = [], key: [String] = [], hasRowid = true
         var text = DiffText.start(format: .sql)
         for event in events {
-            if case .table(_, let names, let keyNames, _) = event { (columns, key) = (names, keyNames) }
-            text += DiffText.lines(event, format: .sql, columns: columns, key: key)
+            if case .table(_, let names, let keyNames, _, let rowid) = event { (columns, key, hasRowid) = (names, keyNames, rowid) }
+            text += DiffText.lines(event, format: .sql, columns: columns, key: key, hasRowid: hasRowid)
         }
         return text + DiffText.end(summary, format: .sql)
     }
@@ -86,6 +86,11 @@ struct DiffTests {
                     try db.execute(sql: "INSERT INTO items VALUES (?, ?, ?, ?, ?)", arguments: StatementArguments([id] + Self.values(&random)))
                     expected["items \(id)"] = "added"
                 }
+                // The keyless table: rows deleted and added (by rowid, which the SQL must keep).
+                for rowid in try Int64.fetchAll(db, sql: "SELECT rowid FROM loose") where random.next(below: 6) == 0 {
+                    try db.execute(sql: "DELETE FROM loose WHERE rowid = ?", arguments: [rowid])
+                }
+                for _ in 0..<random.next(below: 3) { try db.execute(sql: "INSERT INTO loose VALUES (?, 'z')", arguments: [random.next(below: 4)]) }
                 // A tag whose case changes is the same record (the key is NOCASE) with a new note.
                 if let tagged = try Row.fetchOne(db, sql: "SELECT item, tag FROM tags ORDER BY item LIMIT 1") {
                     try db.execute(sql: "UPDATE tags SET tag = upper(tag), note = 'm' WHERE item = ?", arguments: [tagged[0] as Int64])
@@ -115,6 +120,49 @@ struct DiffTests {
         }
     }
 
+    /// Found in review: a column named rowid, exact deletes of rows compared whole, keys
+    /// holding NULL, and values that could fake a line.
+    @Test func reviewedCasesRoundTripAndStayOnTheirLines() throws {
+        let directory = TemporaryDirectory()
+        let a = directory.file("a.sqlite"), b = directory.file("b.sqlite"), c = directory.file("c.sqlite")
+        try makeDatabase(at: a, """
+            CREATE TABLE odd (rowid TEXT, v); INSERT INTO odd VALUES ('r1', 1), ('r2', 2);
+            CREATE TABLE w (a, b); INSERT INTO w VALUES (1, 'x'), (1.0, 'x');
+            CREATE TABLE n (k TEXT PRIMARY KEY, v); INSERT INTO n VALUES (NULL, 1), (NULL, 2), ('a', 3);
+            """)
+        try makeDatabase(at: b, """
+            CREATE TABLE odd (rowid TEXT, v); INSERT INTO odd VALUES ('r1', 1), ('r2', 'two\n+ odd 9: fake');
+            CREATE TABLE w (a, b, PRIMARY KEY (a, b)) WITHOUT ROWID; INSERT INTO w VALUES (1, 'x');
+            CREATE TABLE n (k TEXT PRIMARY KEY, v); INSERT INTO n VALUES (NULL, 1), ('a', 4);
+            """)
+        try FileManager.default.copyItem(atPath: a, toPath: c)
+        let (events, summary) = try Self.events(a, b)
+        // Text: every difference on a line of its own.
+        var columns: [String] = [], key: [String] = [], hasRowid = true
+        var text = ""
+        for event in events {
+            if case .table(_, let names, let keyNames, _, let rowid) = event { (columns, key, hasRowid) = (names, keyNames, rowid) }
+            text += DiffText.lines(event, format: .text, columns: columns, key: key, hasRowid: hasRowid)
+        }
+        #expect(text.contains("~ odd 2: v 2 → “two\\n+ odd 9: fake”"), "\(text)")
+        #expect(!text.split(separator: "\n").contains { $0.hasPrefix("+ odd 9") })
+        // SQL: the odd table by its real rowid, one of the two w rows (1.0 only), the NULL-keyed
+        // records left alone with a comment.
+        let script = Self.sql(events, summary)
+        #expect(script.contains("-- not written: a record of n whose key holds NULL"), "\(script)")
+        let copy = try DatabaseQueue(path: c)
+        try copy.writeWithoutTransaction { db in try db.execute(sql: script) }
+        let rows = try copy.read { db in
+            (try Row.fetchAll(db, sql: "SELECT _rowid_, rowid, v FROM odd ORDER BY 1").map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as DatabaseValue)" },
+             try Row.fetchAll(db, sql: "SELECT typeof(a), b FROM w").map { "\($0[0] as String) \($0[1] as String)" },
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM n WHERE k IS NULL"))
+        }
+        try copy.close()
+        #expect(rows.0 == ["1 r1 1", "2 r2 \"two\\n+ odd 9: fake\""], "\(rows.0)")     // (the value's description escapes its line break)
+        #expect(rows.1 == ["integer x"], "\(rows.1)")
+        #expect(rows.2 == 2, "the NULL-keyed rows are not touched")
+    }
+
     @Test func schemaFirstThenKeyChangesAndKeylessTablesByRows() throws {
         let directory = TemporaryDirectory()
         let a = directory.file("a.sqlite"), b = directory.file("b.sqlite")
@@ -134,7 +182,7 @@ struct DiffTests {
         #expect(schema.map { if case .schema(let s) = $0 { s } else { "" } } == [
             "table only_a is only in A", "t: column y is only in B", "t: column x is untyped in A, TEXT in B",
         ])
-        #expect(events.contains(.table(name: "k", columns: ["code", "v"], key: [], note: "the key of k changed (code → v): its rows are compared whole")))
+        #expect(events.contains(.table(name: "k", columns: ["code", "v"], key: [], note: "the key of k changed (code → v): its rows are compared whole", hasRowid: true)))
         #expect(events.contains(.deleted(table: "k", key: [], values: [.text("q"), .integer(2)])))
         #expect(events.contains(.added(table: "k", key: [], values: [.text("r"), .integer(2)])))
         #expect(events.contains(.changed(table: "t", key: [.integer(2)], fields: [DatabaseDiff.Field(column: "x", old: .text("b"), new: .text("B"))])))

@@ -62,6 +62,49 @@ struct MergeFilesTests {
         return (merged, false)
     }
 
+    /// Found in review: a column named rowid, a cascade that would drop a record ours added,
+    /// triggers, and keys holding NULL.
+    @Test func reviewedCasesMergeRightOrNotAtAll() throws {
+        let directory = TemporaryDirectory()
+        let base = directory.file("base.sqlite"), ours = directory.file("ours.sqlite"), theirs = directory.file("theirs.sqlite")
+        try makeDatabase(at: base, """
+            CREATE TABLE odd (rowid TEXT, v); INSERT INTO odd VALUES ('r1', 1), ('r2', 2);
+            CREATE TABLE parent (id INTEGER PRIMARY KEY); INSERT INTO parent VALUES (1), (2);
+            CREATE TABLE child (id INTEGER PRIMARY KEY, p REFERENCES parent(id) ON DELETE CASCADE); INSERT INTO child VALUES (1, 2);
+            CREATE TABLE n (k TEXT PRIMARY KEY, v); INSERT INTO n VALUES (NULL, 1);
+            """)
+        for path in [ours, theirs] { try FileManager.default.copyItem(atPath: base, toPath: path) }
+        func open(_ path: String) throws -> Container { try Container(path: path, options: StoreOptions(createIfMissing: false)) }
+        func sql(_ path: String, _ text: String) throws {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { try $0.execute(sql: text) }
+            try queue.close()
+        }
+        try sql(theirs, "UPDATE odd SET v = 20 WHERE _rowid_ = 2; DELETE FROM parent WHERE id = 1")
+        try sql(ours, "INSERT INTO child VALUES (10, 1)")
+        var plan = try DatabaseMerge.plan(base: try open(base), ours: try open(ours), theirs: try open(theirs))
+        #expect(plan.contests.isEmpty)
+        #expect(plan.notes.contains { $0.hasPrefix("table odd has no declared key") })
+        // Theirs deleted the parent of ours' new child: refused whole, nothing written.
+        #expect(throws: StoreError.self) { try DatabaseMerge.apply(plan, to: try open(ours)) }
+        #expect(try readDisk(ours, "SELECT count(*) FROM child WHERE id = 10") == .integer(1))
+        #expect(try readDisk(ours, "SELECT v FROM odd WHERE _rowid_ = 2") == .integer(2))
+        // Without the child: the row of odd is matched by its real rowid.
+        try sql(ours, "DELETE FROM child WHERE id = 10")
+        plan = try DatabaseMerge.plan(base: try open(base), ours: try open(ours), theirs: try open(theirs))
+        try DatabaseMerge.apply(plan, to: try open(ours))
+        #expect(try readDisk(ours, "SELECT group_concat(rowid || ':' || v) FROM (SELECT rowid, v FROM odd ORDER BY _rowid_)") == .text("r1:1,r2:20"))
+        #expect(try readDisk(ours, "SELECT count(*) FROM parent") == .integer(1))
+        // A NULL key on both sides changed: contested, never guessed.
+        try sql(ours, "UPDATE n SET v = 5")
+        try sql(theirs, "UPDATE n SET v = 6")
+        plan = try DatabaseMerge.plan(base: try open(base), ours: try open(ours), theirs: try open(theirs))
+        #expect(plan.contests.map(\.reason) == ["its key holds NULL, which tells no record apart"])
+        // Triggers: refused.
+        try sql(ours, "CREATE TRIGGER t AFTER UPDATE ON n BEGIN SELECT 1; END")
+        #expect(DatabaseMerge.schemaProblem(base: try open(base), ours: try open(ours), theirs: try open(theirs))?.contains("triggers") == true)
+    }
+
     @Test func randomEditScriptsMergeAsTheRuleSaysAndSymmetrically() throws {
         let seed = Fuzz.seed()
         var random = SeededRandom(seed: seed)

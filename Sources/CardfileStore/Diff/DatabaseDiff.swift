@@ -15,8 +15,9 @@ public enum DatabaseDiff {
         /// A difference of schema, in words (`table notes is only in B`).
         case schema(String)
         /// A table starts: its name, the columns compared, what identifies a record (key
-        /// columns, `rowid`, or empty when rows are compared whole), and a note.
-        case table(name: String, columns: [String], key: [String], note: String?)
+        /// columns, the rowid as the table names it (`rowid`, `_rowid_`, `oid`), or empty when
+        /// rows are compared whole), a note, and whether B's table has a rowid.
+        case table(name: String, columns: [String], key: [String], note: String?, hasRowid: Bool)
         /// A record of B that A has not: its key and its values (aligned with the columns).
         case added(table: String, key: [Value], values: [Value])
         /// A record of A that B has not.
@@ -97,15 +98,20 @@ public enum DatabaseDiff {
                         try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [tableB.name])
                     } ?? ""
                     try emit(.created(table: tableB.name, sql: sql))
-                    // Its rows are all added (as SQL that makes A into B must insert them).
-                    let columns = tableB.columns.filter { !$0.isHidden && $0.generation == .none }.map(\.name)
-                    try emit(.table(name: tableB.name, columns: columns, key: [], note: nil))
+                    // Its rows are all added (as SQL that makes A into B must insert them), with
+                    // their rowids when the table has no declared key.
+                    let columns = stored(tableB).map(\.name)
+                    let key: [String] = if case .implicitRowid(let accessor) = tableB.primaryKey { [accessor] } else { tableB.primaryKey.columnNames }
+                    let keyed = tableB.primaryKey.isRowid && tableB.primaryKey.columnNames.isEmpty ? key : []
+                    try emit(.table(name: tableB.name, columns: columns, key: key, note: nil, hasRowid: !tableB.isWithoutRowid))
                     try b.core.read { db in
-                        let statement = try db.makeStatement(sql: "SELECT \(columns.map(\.quotedIdentifier).joined(separator: ", ")) FROM \(tableB.quotedName)")
+                        let statement = try db.makeStatement(sql: "SELECT \((keyed + columns.map(\.quotedIdentifier)).joined(separator: ", ")) FROM \(tableB.quotedName)")
                         let cursor = try Row.fetchCursor(statement)
                         while try cursor.next() != nil {
                             summary.added += 1
-                            try emit(.added(table: tableB.name, key: [], values: Self.values(statement, count: columns.count)))
+                            let all = Self.values(statement, count: keyed.count + columns.count)
+                            let keyValues = keyed.isEmpty ? key.compactMap { name in columns.firstIndex(of: name).map { all[$0] } } : Array(all[..<keyed.count])
+                            try emit(.added(table: tableB.name, key: keyValues, values: Array(all[keyed.count...])))
                         }
                     }
                 case (let tableA?, let tableB?):
@@ -161,9 +167,15 @@ public enum DatabaseDiff {
         if !keyA.isEmpty, keyA == keyB, tableA.isIdentifiable, tableB.isIdentifiable {
             key = tableA.primaryKey.columnNames
             keyExpressions = (key.map(\.quotedIdentifier), key.map(\.quotedIdentifier))
-            collations = key.map { tableA.column(named: $0)?.collation ?? .binary }
+            // (A collation SQLite does not know here is read as BINARY, on both sides.)
+            collations = key.map { name in
+                let collation = tableA.column(named: name)?.collation ?? .binary
+                if case .custom = collation { return .binary }
+                return collation
+            }
         } else if case .implicitRowid(let accessorA) = tableA.primaryKey, case .implicitRowid(let accessorB) = tableB.primaryKey {
-            key = ["rowid"]
+            // (Named as B's table reads it: a column may be called rowid.)
+            key = [accessorB]
             keyExpressions = ([accessorA], [accessorB])
             collations = [.binary]
             note = "\(name) has no declared key: its records are compared by rowid, which a rebuilt file may change"
@@ -175,7 +187,7 @@ public enum DatabaseDiff {
                 : "the key of \(name) changed (\(keyA.isEmpty ? "rowid" : keyA.joined(separator: ", ")) → \(keyB.isEmpty ? "rowid" : keyB.joined(separator: ", "))): its rows are compared whole"
         }
         let columnNames = common.map(\.name)
-        try emit(.table(name: name, columns: columnNames, key: key, note: note))
+        try emit(.table(name: name, columns: columnNames, key: key, note: note, hasRowid: !tableB.isWithoutRowid))
         if common.isEmpty { return }
         // Rows compared whole are ordered by every column, as BINARY and by storage class.
         func query(_ table: TableSchema, key: [String]) -> String {

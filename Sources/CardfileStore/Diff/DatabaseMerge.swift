@@ -30,7 +30,8 @@ public enum DatabaseMerge {
 
         /// What happened, in words: `name changed on both sides`, `deleted here, changed there`.
         public var reason: String {
-            switch (original, mine, theirs) {
+            if key.contains(where: \.isNull) { return "its key holds NULL, which tells no record apart" }
+            return switch (original, mine, theirs) {
             case (_?, nil, _?): "deleted in ours, changed in theirs"
             case (_?, _?, nil): "changed in ours, deleted in theirs"
             case (nil, _?, _?): "added on both sides with different values"
@@ -49,6 +50,8 @@ public enum DatabaseMerge {
     public struct Plan: Sendable, Equatable {
         public var writes: [Write] = []
         public var contests: [Contest] = []
+        /// Things to know, in words: tables merged by rowid.
+        public var notes: [String] = []
     }
 
     /// Why the files cannot be merged record by record (their schemas differ); nil when they can.
@@ -70,6 +73,10 @@ public enum DatabaseMerge {
         for table in base.schema.tables where !table.isView && !table.isIdentifiable {
             return "table \(table.name) has no key to tell its records apart; cardfile merges records by key. Nothing was written."
         }
+        // Writing theirs into ours would fire ours' triggers again (an audit row twice).
+        if ours.schema.hasTriggers {
+            return "the database has triggers, which writing the merge would fire again; merge it by hand. Nothing was written."
+        }
         return nil
     }
 
@@ -78,6 +85,9 @@ public enum DatabaseMerge {
         var plan = Plan()
         try storeErrors(path: ours.core.path) {
             for table in base.schema.tables where !table.isView {
+                if case .implicitRowid = table.primaryKey {
+                    plan.notes.append("table \(table.name) has no declared key: its records were matched by rowid, which a rebuilt file (VACUUM) may have renumbered")
+                }
                 try merge(table, base: base, ours: ours, theirs: theirs, into: &plan)
             }
         }
@@ -87,8 +97,13 @@ public enum DatabaseMerge {
     private static func merge(_ table: TableSchema, base: Container, ours: Container, theirs: Container, into plan: inout Plan) throws {
         let columns = table.columns.filter { !$0.isHidden && $0.generation == .none }.map(\.name)
         let keyExpressions = table.primaryKey.keyExpressions
-        let keyNames = table.primaryKey.columnNames.isEmpty ? ["rowid"] : table.primaryKey.columnNames
-        let collations = table.primaryKey.columnNames.isEmpty ? [Collation.binary] : keyNames.map { table.column(named: $0)?.collation ?? .binary }
+        // (The rowid as the table reads it: a column may be called rowid.)
+        let keyNames = table.primaryKey.columnNames.isEmpty ? keyExpressions : table.primaryKey.columnNames
+        let collations = table.primaryKey.columnNames.isEmpty ? [Collation.binary] : keyNames.map { name -> Collation in
+            let collation = table.column(named: name)?.collation ?? .binary
+            if case .custom = collation { return .binary }       // (one SQLite here does not know)
+            return collation
+        }
         let order = zip(keyExpressions, collations).map { "\($0) COLLATE \($1.name)" }.joined(separator: ", ")
         let sql = "SELECT \((keyExpressions + columns.map(\.quotedIdentifier)).joined(separator: ", ")) FROM \(table.quotedName) ORDER BY \(order)"
         let width = keyExpressions.count
@@ -127,11 +142,13 @@ public enum DatabaseMerge {
             plan.contests.append(Contest(table: table, columns: columns, key: keyValues, original: base, mine: ours, theirs: theirs, contested: contested))
         }
         if ours == theirs || base == theirs { return }           // nothing of theirs to take
+        // A NULL in a key tells no record apart: such a record is never written.
+        if keyValues.contains(where: \.isNull) { return contest() }
         if base == ours {                                        // ours unchanged: take theirs
             switch (ours, theirs) {
             case (nil, let theirs?):
                 // (A table without a declared key keeps their rowid.)
-                let byRowid = key == ["rowid"]
+                let byRowid = !key.allSatisfy(columns.contains)
                 plan.writes.append(.insert(table: table, columns: (byRowid ? key : []) + columns, values: (byRowid ? keyValues : []) + theirs))
             case (_?, nil): plan.writes.append(.delete(table: table, key: key, keyValues: keyValues))
             case (let ours?, let theirs?): update(ours, to: theirs)
@@ -159,16 +176,37 @@ public enum DatabaseMerge {
         return 0
     }
 
-    /// Writes `plan`'s writes into `ours` in one transaction (foreign keys checked at its end).
+    /// Writes `plan`'s writes into `ours` in one transaction. Foreign keys are off while it
+    /// runs (a cascade would delete or change records the merge never named) and checked
+    /// before it commits: a record left pointing at a missing one (theirs deleted a parent
+    /// ours added a child to) rolls it all back (``StoreError/statementNotRun(reason:)``).
+    /// Then the log is emptied into the file: git reads the file alone.
     public static func apply(_ plan: Plan, to ours: Container) throws(StoreError) {
         guard !plan.writes.isEmpty else { return }
+        guard let writer = ours.core.writer else { throw StoreError.readOnly(ours.core.readOnlyReason ?? .requested) }
         try storeErrors(path: ours.core.path) {
-            try ours.core.write(origin: .batch, bulkTables: Set(plan.writes.map(\.table))) { db, _ in
-                try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+            try writer.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA foreign_keys = OFF")
+                defer { try? db.execute(sql: "PRAGMA foreign_keys = ON") }
+                try db.inTransaction(.immediate) {
+                    try write(plan, db: db)
+                    let dangling = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+                    guard dangling.isEmpty else {
+                        let first = dangling[0]
+                        throw StoreError.statementNotRun(reason: "the merge would leave \(dangling.count) record\(dangling.count == 1 ? "" : "s") pointing at a missing one (first: \(first["table"] as String? ?? "?") \(first["rowid"] as Int64? ?? 0) → \(first["parent"] as String? ?? "?")), so nothing was written; merge by hand")
+                    }
+                    return .commit
+                }
+                _ = try? db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        }
+    }
+
+    private static func write(_ plan: Plan, db: Database) throws {
                 for write in plan.writes {
                     switch write {
                     case .insert(let table, let columns, let values):
-                        try db.execute(sql: "INSERT INTO \(table.quotedIdentifier) (\(columns.map { $0 == "rowid" ? "rowid" : $0.quotedIdentifier }.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+                        try db.execute(sql: "INSERT INTO \(table.quotedIdentifier) (\(columns.map(name).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
                                        arguments: values.statementArguments)
                     case .update(let table, let key, let keyValues, let columns, let values):
                         try db.execute(sql: "UPDATE \(table.quotedIdentifier) SET \(columns.map { "\($0.quotedIdentifier) = ?" }.joined(separator: ", ")) WHERE \(Self.match(key))",
@@ -177,12 +215,15 @@ public enum DatabaseMerge {
                         try db.execute(sql: "DELETE FROM \(table.quotedIdentifier) WHERE \(Self.match(key))", arguments: keyValues.statementArguments)
                     }
                 }
-            }
-        }
     }
 
     private static func match(_ key: [String]) -> String {
-        key.map { "\($0 == "rowid" ? "rowid" : $0.quotedIdentifier) IS ?" }.joined(separator: " AND ")
+        key.map { "\(name($0)) IS ?" }.joined(separator: " AND ")
+    }
+
+    /// A column's name in SQL: quoted, but the rowid's names bare.
+    private static func name(_ column: String) -> String {
+        ["rowid", "_rowid_", "oid"].contains(column.lowercased()) ? column : column.quotedIdentifier
     }
 }
 

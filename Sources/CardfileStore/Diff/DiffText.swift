@@ -7,13 +7,13 @@ public enum DiffText {
     }
 
     /// The lines for one event (none for an event the format does not show), each ending in
-    /// a line break. `columns` are the current table's, as its ``DatabaseDiff/Event/table``
-    /// event named them.
-    public static func lines(_ event: DatabaseDiff.Event, format: Format, columns: [String], key: [String]) -> String {
+    /// a line break. `columns`, `key` and `hasRowid` are the current table's, as its
+    /// ``DatabaseDiff/Event/table`` event gave them.
+    public static func lines(_ event: DatabaseDiff.Event, format: Format, columns: [String], key: [String], hasRowid: Bool = true) -> String {
         switch format {
         case .text: text(event, columns: columns, key: key)
         case .json: json(event, columns: columns, key: key)
-        case .sql: sql(event, columns: columns, key: key)
+        case .sql: sql(event, columns: columns, key: key, hasRowid: hasRowid)
         }
     }
 
@@ -24,13 +24,15 @@ public enum DiffText {
             summary.isEqual ? "The databases hold the same records.\n"
                 : "\(summary.added) added, \(summary.deleted) deleted, \(summary.changed) changed\(summary.schemaDiffers ? "; the schemas differ" : "").\n"
         case .json: "{\"summary\": {\"added\": \(summary.added), \"deleted\": \(summary.deleted), \"changed\": \(summary.changed), \"schemaDiffers\": \(summary.schemaDiffers)}}\n"
-        case .sql: "COMMIT;\n"
+        case .sql: "COMMIT;\nPRAGMA foreign_keys = ON;\n"
         }
     }
 
     /// The opening line of the whole comparison.
     public static func start(format: Format) -> String {
-        format == .sql ? "BEGIN;\n" : ""
+        // (Foreign keys off while it runs: tables come in name order, parents not first, and a
+        // cascade must not take rows the script goes on to change.)
+        format == .sql ? "PRAGMA foreign_keys = OFF;\nBEGIN;\n" : ""
     }
 
     // MARK: - Text
@@ -38,7 +40,7 @@ public enum DiffText {
     private static func text(_ event: DatabaseDiff.Event, columns: [String], key: [String]) -> String {
         switch event {
         case .schema(let sentence): return "schema: \(sentence)\n"
-        case .table(_, _, _, let note?): return "note: \(note)\n"
+        case .table(_, _, _, let note?, _): return "note: \(note)\n"
         case .table, .created, .dropped: return ""
         case .added(let table, let keyValues, let values):
             return "+ \(table) \(label(keyValues)): \(pairs(columns, values))\n"
@@ -58,15 +60,31 @@ public enum DiffText {
         zip(columns, values).map { "\($0) \(shown($1))" }.joined(separator: ", ")
     }
 
-    /// A value in text output: text quoted (so "" and NULL differ), a blob as hex.
+    /// A value in text output: text quoted (so "" and NULL differ) with its control
+    /// characters written as escapes (a value cannot make a line of its own), a blob as hex.
     public static func shown(_ value: Value) -> String {
         switch value {
         case .null: "NULL"
         case .integer(let int): String(int)
         case .real(let double): Exporter.realText(double)
-        case .text(let text): "“\(text)”"
+        case .text(let text): "“\(escaped(text))”"
         case .blob(let data): "x'\(data.map { String(format: "%02x", $0) }.joined())'"
         }
+    }
+
+    private static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += String(format: "\\u{%02x}", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     // MARK: - JSON Lines
@@ -85,7 +103,7 @@ public enum DiffText {
         switch event {
         case .schema(let sentence):
             out += Array("{\"schema\": ".utf8); string(sentence); out += Array("}\n".utf8)
-        case .table(let table, _, _, let note?):
+        case .table(let table, _, _, let note?, _):
             out += Array("{\"table\": ".utf8); string(table); out += Array(", \"note\": ".utf8); string(note); out += Array("}\n".utf8)
         case .table, .created, .dropped:
             break
@@ -104,29 +122,55 @@ public enum DiffText {
 
     // MARK: - SQL
 
-    private static func sql(_ event: DatabaseDiff.Event, columns: [String], key: [String]) -> String {
+    private static func sql(_ event: DatabaseDiff.Event, columns: [String], key: [String], hasRowid: Bool) -> String {
+        func comment(_ text: String) -> String {
+            "-- " + text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ") + "\n"
+        }
+        // The rowid, when it is what tells records apart: written too, so the copy keeps it.
+        let rowidKey = !key.isEmpty && !key.allSatisfy(columns.contains)
         switch event {
-        case .schema(let sentence): return "-- \(sentence.replacingOccurrences(of: "\n", with: " "))\n"
-        case .table(_, _, _, let note?): return "-- \(note)\n"
+        case .schema(let sentence): return comment(sentence)
+        case .table(_, _, _, let note?, _): return comment(note)
         case .table: return ""
         case .created(_, let create): return create + ";\n"
         case .dropped(let table): return "DROP TABLE \(table.quotedIdentifier);\n"
-        case .added(let table, _, let values):
-            return "INSERT INTO \(table.quotedIdentifier) (\(columns.map(\.quotedIdentifier).joined(separator: ", "))) VALUES (\(values.map(literal).joined(separator: ", ")));\n"
+        case .added(let table, let keyValues, let values):
+            let names = (rowidKey ? key : []) + columns
+            let all = (rowidKey ? keyValues : []) + values
+            return "INSERT INTO \(table.quotedIdentifier) (\(names.map(name).joined(separator: ", "))) VALUES (\(all.map(literal).joined(separator: ", ")));\n"
         case .deleted(let table, let keyValues, let values):
-            guard key.isEmpty else { return "DELETE FROM \(table.quotedIdentifier) WHERE \(condition(key, keyValues));\n" }
-            // A row compared whole: one of its copies goes.
-            return "DELETE FROM \(table.quotedIdentifier) WHERE rowid IN (SELECT rowid FROM \(table.quotedIdentifier) WHERE \(condition(columns, values)) LIMIT 1);\n"
+            if !key.isEmpty {
+                guard !keyValues.contains(where: \.isNull) else { return comment("not written: a record of \(table) whose key holds NULL is deleted in B, and NULL tells no record apart") }
+                return "DELETE FROM \(table.quotedIdentifier) WHERE \(condition(key, keyValues));\n"
+            }
+            // A row compared whole: one of its copies goes, matched exactly (storage class and
+            // bytes, whatever the column's affinity or collation).
+            let exact = exactCondition(columns, values)
+            guard hasRowid else { return "DELETE FROM \(table.quotedIdentifier) WHERE \(exact);\n" }
+            return "DELETE FROM \(table.quotedIdentifier) WHERE rowid IN (SELECT rowid FROM \(table.quotedIdentifier) WHERE \(exact) LIMIT 1);\n"
         case .changed(let table, let keyValues, let fields):
-            let set = fields.map { "\($0.column.quotedIdentifier) = \(literal($0.new))" }.joined(separator: ", ")
+            guard !keyValues.contains(where: \.isNull) else { return comment("not written: a record of \(table) whose key holds NULL changed in B, and NULL tells no record apart") }
+            let set = fields.map { "\(name($0.column)) = \(literal($0.new))" }.joined(separator: ", ")
             return "UPDATE \(table.quotedIdentifier) SET \(set) WHERE \(condition(key, keyValues));\n"
         }
     }
 
-    /// `"a" IS 1 AND "b" IS NULL`.
+    /// A column's name in SQL: quoted, but the rowid's names bare.
+    private static func name(_ column: String) -> String {
+        ["rowid", "_rowid_", "oid"].contains(column.lowercased()) ? column : column.quotedIdentifier
+    }
+
+    /// `"a" IS 1 AND "b" IS 'x'`: a key's match.
     private static func condition(_ names: [String], _ values: [Value]) -> String {
-        zip(names, values).map { name, value in
-            "\(name == "rowid" ? "rowid" : name.quotedIdentifier) IS \(literal(value))"
+        zip(names, values).map { "\(name($0)) IS \(literal($1))" }.joined(separator: " AND ")
+    }
+
+    /// The same values exactly: storage class, and text and blobs compared as bytes.
+    private static func exactCondition(_ names: [String], _ values: [Value]) -> String {
+        zip(names, values).map { column, value in
+            let quoted = name(column)
+            if value.isNull { return "\(quoted) IS NULL" }
+            return "(typeof(\(quoted)) = '\(value.typeName)' AND \(quoted) = \(literal(value)) COLLATE BINARY)"
         }.joined(separator: " AND ")
     }
 
