@@ -105,6 +105,31 @@ struct MergeFilesTests {
         #expect(DatabaseMerge.schemaProblem(base: try open(base), ours: try open(ours), theirs: try open(theirs))?.contains("triggers") == true)
     }
 
+    /// git reads OURS alone after the driver: a file in WAL mode must hold the merge itself,
+    /// not its log.
+    @Test func aMergeIntoAWALFileIsInTheFileItself() throws {
+        let directory = TemporaryDirectory()
+        let base = directory.file("base.sqlite"), ours = directory.file("ours.sqlite"), theirs = directory.file("theirs.sqlite")
+        try makeDatabase(at: base, "PRAGMA journal_mode = WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, a); INSERT INTO t VALUES (1, 'base');")
+        for path in [ours, theirs] {
+            let queue = try DatabaseQueue(path: path)
+            try DatabaseQueue(path: base).backup(to: queue)
+            try queue.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = WAL") }
+            try queue.close()
+        }
+        let queue = try DatabaseQueue(path: theirs)
+        try queue.write { try $0.execute(sql: "UPDATE t SET a = 'theirs'") }
+        try queue.close()
+        func open(_ path: String) throws -> Container { try Container(path: path, options: StoreOptions(createIfMissing: false)) }
+        let merged = try open(ours)
+        try DatabaseMerge.apply(try DatabaseMerge.plan(base: try open(base), ours: merged, theirs: try open(theirs)), to: merged)
+        // The main file alone, copied while the container is still open (as git would read it).
+        let alone = directory.file("alone.sqlite")
+        try FileManager.default.copyItem(atPath: ours, toPath: alone)
+        #expect(try readDisk(alone, "SELECT a FROM t") == .text("theirs"))
+        withExtendedLifetime(merged) {}
+    }
+
     @Test func randomEditScriptsMergeAsTheRuleSaysAndSymmetrically() throws {
         let seed = Fuzz.seed()
         var random = SeededRandom(seed: seed)
