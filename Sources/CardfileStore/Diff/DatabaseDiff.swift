@@ -241,7 +241,7 @@ public enum DatabaseDiff {
     }
 
     /// Keys in SQLite's order under each key column's collation.
-    private static func compare(_ a: [Value], _ b: [Value], _ collations: [Collation]) -> Int {
+    static func compare(_ a: [Value], _ b: [Value], _ collations: [Collation]) -> Int {
         for (index, collation) in collations.enumerated() {
             let order = Value.compare(a[index], b[index], collation: collation)
             if order != 0 { return order }

@@ -122,9 +122,9 @@ public enum DatabaseMerge {
                         return (Array(all[..<width]), Array(all[width...]))
                     }
                     var rows = [try next(0), try next(1), try next(2)]
-                    while let key = rows.compactMap({ $0?.key }).min(by: { compare($0, $1, collations) < 0 }) {
+                    while let key = rows.compactMap({ $0?.key }).min(by: { DatabaseDiff.compare($0, $1, collations) < 0 }) {
                         var at: [[Value]?] = [nil, nil, nil]
-                        for side in 0..<3 where rows[side].map({ compare($0.key, key, collations) == 0 }) == true {
+                        for side in 0..<3 where rows[side].map({ DatabaseDiff.compare($0.key, key, collations) == 0 }) == true {
                             at[side] = rows[side]!.values
                             rows[side] = try next(side)
                         }
@@ -168,14 +168,6 @@ public enum DatabaseMerge {
         }
     }
 
-    private static func compare(_ a: [Value], _ b: [Value], _ collations: [Collation]) -> Int {
-        for (index, collation) in collations.enumerated() {
-            let order = Value.compare(a[index], b[index], collation: collation)
-            if order != 0 { return order }
-        }
-        return 0
-    }
-
     /// Writes `plan`'s writes into `ours` in one transaction. Foreign keys are off while it
     /// runs (a cascade would delete or change records the merge never named) and checked
     /// before it commits: a record left pointing at a missing one (theirs deleted a parent
@@ -206,7 +198,7 @@ public enum DatabaseMerge {
                 for write in plan.writes {
                     switch write {
                     case .insert(let table, let columns, let values):
-                        try db.execute(sql: "INSERT INTO \(table.quotedIdentifier) (\(columns.map(name).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
+                        try db.execute(sql: "INSERT INTO \(table.quotedIdentifier) (\(columns.map(DiffText.name).joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: values.count).joined(separator: ", ")))",
                                        arguments: values.statementArguments)
                     case .update(let table, let key, let keyValues, let columns, let values):
                         try db.execute(sql: "UPDATE \(table.quotedIdentifier) SET \(columns.map { "\($0.quotedIdentifier) = ?" }.joined(separator: ", ")) WHERE \(Self.match(key))",
@@ -218,13 +210,9 @@ public enum DatabaseMerge {
     }
 
     private static func match(_ key: [String]) -> String {
-        key.map { "\(name($0)) IS ?" }.joined(separator: " AND ")
+        key.map { "\(DiffText.name($0)) IS ?" }.joined(separator: " AND ")
     }
 
-    /// A column's name in SQL: quoted, but the rowid's names bare.
-    private static func name(_ column: String) -> String {
-        ["rowid", "_rowid_", "oid"].contains(column.lowercased()) ? column : column.quotedIdentifier
-    }
 }
 
 extension DatabaseMerge.Write {

@@ -156,7 +156,7 @@ public enum DiffText {
     }
 
     /// A column's name in SQL: quoted, but the rowid's names bare.
-    private static func name(_ column: String) -> String {
+    static func name(_ column: String) -> String {
         ["rowid", "_rowid_", "oid"].contains(column.lowercased()) ? column : column.quotedIdentifier
     }
 
