@@ -56,7 +56,7 @@ extension Cardfile {
             let summary: DatabaseDiff.Summary
             do {
                 try write(DiffText.start(format: format))
-                summary = try DatabaseDiff.run(a, b, tables: table.isEmpty ? nil : table) { event in
+                summary = try DatabaseDiff.run(a, b, tables: table.isEmpty ? nil : table, deletesFirst: format == .sql) { event in
                     if case .table(_, let names, let keyNames, _, let rowid) = event {
                         columns = names
                         key = keyNames

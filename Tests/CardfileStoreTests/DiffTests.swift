@@ -23,11 +23,11 @@ struct DiffTests {
                 quantities[random.next(below: quantities.count)], blobs[random.next(below: blobs.count)]]
     }
 
-    static func events(_ a: String, _ b: String) throws -> (events: [DatabaseDiff.Event], summary: DatabaseDiff.Summary) {
+    static func events(_ a: String, _ b: String, deletesFirst: Bool = false) throws -> (events: [DatabaseDiff.Event], summary: DatabaseDiff.Summary) {
         let left = try Container(path: a, options: StoreOptions(createIfMissing: false, readOnly: true))
         let right = try Container(path: b, options: StoreOptions(createIfMissing: false, readOnly: true))
         var events: [DatabaseDiff.Event] = []
-        let summary = try DatabaseDiff.run(left, right) { events.append($0) }
+        let summary = try DatabaseDiff.run(left, right, deletesFirst: deletesFirst) { events.append($0) }
         return (events, summary)
     }
 
@@ -111,9 +111,11 @@ struct DiffTests {
             }
             #expect(found == expected, "\(context)")
             #expect(summary.isEqual == expected.isEmpty, "\(context)")
-            // The SQL makes a copy of A into B.
+            // The SQL (deletes first, as `--format sql` asks) makes a copy of A into B.
+            let forSQL = try Self.events(a, b, deletesFirst: true)
+            #expect(forSQL.summary == summary, "\(context)")
             let copy = try DatabaseQueue(path: c)
-            try copy.writeWithoutTransaction { db in try db.execute(sql: Self.sql(events, summary)) }
+            try copy.writeWithoutTransaction { db in try db.execute(sql: Self.sql(forSQL.events, forSQL.summary)) }
             try copy.close()
             let again = try Self.events(c, b)
             #expect(again.summary.isEqual, "\(context): \(again.events.filter { if case .table = $0 { false } else { true } })")
@@ -129,11 +131,13 @@ struct DiffTests {
             CREATE TABLE odd (rowid TEXT, v); INSERT INTO odd VALUES ('r1', 1), ('r2', 2);
             CREATE TABLE w (a, b); INSERT INTO w VALUES (1, 'x'), (1.0, 'x');
             CREATE TABLE n (k TEXT PRIMARY KEY, v); INSERT INTO n VALUES (NULL, 1), (NULL, 2), ('a', 3);
+            CREATE TABLE u (id INTEGER PRIMARY KEY, code TEXT UNIQUE); INSERT INTO u VALUES (2, 'x');
             """)
         try makeDatabase(at: b, """
             CREATE TABLE odd (rowid TEXT, v); INSERT INTO odd VALUES ('r1', 1), ('r2', 'two\n+ odd 9: fake');
             CREATE TABLE w (a, b, PRIMARY KEY (a, b)) WITHOUT ROWID; INSERT INTO w VALUES (1, 'x');
             CREATE TABLE n (k TEXT PRIMARY KEY, v); INSERT INTO n VALUES (NULL, 1), ('a', 4);
+            CREATE TABLE u (id INTEGER PRIMARY KEY, code TEXT UNIQUE); INSERT INTO u VALUES (1, 'x');
             """)
         try FileManager.default.copyItem(atPath: a, toPath: c)
         let (events, summary) = try Self.events(a, b)
@@ -147,8 +151,9 @@ struct DiffTests {
         #expect(text.contains("~ odd 2: v 2 → “two\\n+ odd 9: fake”"), "\(text)")
         #expect(!text.split(separator: "\n").contains { $0.hasPrefix("+ odd 9") })
         // SQL: the odd table by its real rowid, one of the two w rows (1.0 only), the NULL-keyed
-        // records left alone with a comment.
-        let script = Self.sql(events, summary)
+        // records left alone with a comment, and u's code freed before it is taken again.
+        let sqlEvents = try Self.events(a, b, deletesFirst: true)
+        let script = Self.sql(sqlEvents.events, sqlEvents.summary)
         #expect(script.contains("-- not written: a record of n whose key holds NULL"), "\(script)")
         let copy = try DatabaseQueue(path: c)
         try copy.writeWithoutTransaction { db in try db.execute(sql: script) }
@@ -161,6 +166,7 @@ struct DiffTests {
         #expect(rows.0 == ["1 r1 1", "2 r2 \"two\\n+ odd 9: fake\""], "\(rows.0)")     // (the value's description escapes its line break)
         #expect(rows.1 == ["integer x"], "\(rows.1)")
         #expect(rows.2 == 2, "the NULL-keyed rows are not touched")
+        #expect(try readDisk(c, "SELECT id || code FROM u") == .text("1x"))
     }
 
     @Test func schemaFirstThenKeyChangesAndKeylessTablesByRows() throws {

@@ -62,7 +62,9 @@ public enum DatabaseDiff {
 
     /// Compares `a` with `b`: every table, or those named in `tables` (an unknown one is an
     /// error). `emit` hears each difference as it is found; its error stops the comparison.
-    public static func run(_ a: Container, _ b: Container, tables names: [String]? = nil,
+    /// `deletesFirst` gives each table's deleted records before the others (for SQL), at the
+    /// cost of reading it twice.
+    public static func run(_ a: Container, _ b: Container, tables names: [String]? = nil, deletesFirst: Bool = false,
                            emit: (Event) throws -> Void) throws(StoreError) -> Summary {
         let left = a.schema.tables.filter { !$0.isView }
         let right = b.schema.tables.filter { !$0.isView }
@@ -115,7 +117,7 @@ public enum DatabaseDiff {
                         }
                     }
                 case (let tableA?, let tableB?):
-                    try compare(tableA, tableB, a: a, b: b, summary: &summary, emit: emit)
+                    try compare(tableA, tableB, a: a, b: b, deletesFirst: deletesFirst, summary: &summary, emit: emit)
                 case (nil, nil):
                     break
                 }
@@ -150,7 +152,7 @@ public enum DatabaseDiff {
     }
 
     /// One table on both sides: its records, by key (or rowid, or whole rows).
-    private static func compare(_ tableA: TableSchema, _ tableB: TableSchema, a: Container, b: Container,
+    private static func compare(_ tableA: TableSchema, _ tableB: TableSchema, a: Container, b: Container, deletesFirst: Bool,
                                 summary: inout Summary, emit: (Event) throws -> Void) throws {
         let name = tableA.name
         let columnsB = stored(tableB)
@@ -199,6 +201,9 @@ public enum DatabaseDiff {
         }
         let sqlA = query(tableA, key: keyExpressions.a), sqlB = query(tableB, key: keyExpressions.b)
         let width = keyExpressions.a.count
+        // With `deletesFirst`, the table is walked twice: its deletes, then the rest (SQL that
+        // inserts a value a delete frees must delete first).
+        for pass in deletesFirst ? [Pass.deletes, .rest] : [.all] {
         try a.core.read { dbA in
             try b.core.read { dbB in
                 let statementA = try dbA.makeStatement(sql: sqlA), statementB = try dbB.makeStatement(sql: sqlB)
@@ -216,19 +221,23 @@ public enum DatabaseDiff {
                         order = rowA == nil ? 1 : -1
                     }
                     if order < 0, let deleted = rowA {
-                        summary.deleted += 1
-                        try emit(.deleted(table: name, key: deleted.key, values: deleted.values))
+                        if pass != .rest {
+                            summary.deleted += 1
+                            try emit(.deleted(table: name, key: deleted.key, values: deleted.values))
+                        }
                         rowA = try next(cursorA, statementA)
                     } else if order > 0, let added = rowB {
-                        summary.added += 1
-                        try emit(.added(table: name, key: added.key, values: added.values))
+                        if pass != .deletes {
+                            summary.added += 1
+                            try emit(.added(table: name, key: added.key, values: added.values))
+                        }
                         rowB = try next(cursorB, statementB)
                     } else if let old = rowA, let new = rowB {
                         var fields: [Field] = []
                         for (index, column) in columnNames.enumerated() where old.values[index] != new.values[index] {
                             fields.append(Field(column: column, old: old.values[index], new: new.values[index]))
                         }
-                        if !fields.isEmpty {
+                        if !fields.isEmpty, pass != .deletes {
                             summary.changed += 1
                             try emit(.changed(table: name, key: old.key, fields: fields))
                         }
@@ -238,7 +247,10 @@ public enum DatabaseDiff {
                 }
             }
         }
+        }
     }
+
+    private enum Pass { case all, deletes, rest }
 
     /// Keys in SQLite's order under each key column's collation.
     static func compare(_ a: [Value], _ b: [Value], _ collations: [Collation]) -> Int {
