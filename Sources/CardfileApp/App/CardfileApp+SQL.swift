@@ -151,7 +151,7 @@ extension CardfileApp {
             let news = formsFollowTheirSource()
             let done: String = switch (statement.kind, count) {
             case (.rows(let verb), let count?): "\(Self.pastVerb(verb)) \(Self.rowCount(count))."
-            case (.schema(let verb), _): "\(verb) done. Lists opened from now on show the change; those open already show their tables as they were."
+            case (.schema(let verb), _): "\(verb) done. New tables are listed; a table's added or dropped columns show once the file is opened again."
             default: "Done."
             }
             show((news.map { $0.sentence + " " } ?? "") + done, role: .success, now: now)

@@ -23,10 +23,10 @@ struct TablesScreen {
     /// The tables as the schema now has them (a statement created or dropped some): the filter
     /// and the selected table (while it exists) stay.
     mutating func setTables(_ tables: [TableSchema]) {
-        let keep = selectedTable?.name
+        let (keep, line) = (selectedTable?.name, selected)
         self.tables = tables
         setFilter(filter)
-        selected = keep.flatMap { name in shown.firstIndex { $0.name == name } } ?? min(selected, max(0, shown.count - 1))
+        selected = keep.flatMap { name in shown.firstIndex { $0.name == name } } ?? min(line, max(0, shown.count - 1))
     }
 
     /// Moves the selection; `page` is how many tables a page holds.

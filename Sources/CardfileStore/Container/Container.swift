@@ -118,8 +118,8 @@ public final class Container: Sendable {
                 schema: schema, descriptions: options.entities, checkpointer: checkpointer,
                 journalMode: checkpointer != nil || foundWAL ? .wal : .rollback,
                 busyTimeout: options.busyTimeout, openPath: openPath)
-            let version = try reader.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
-            core.schemaVersion.withLock { $0 = version }
+            // (Read again with its version in one transaction: DDL between them is not missed.)
+            try core.reloadSchema()
         } catch let error as StoreError {
             throw error
         } catch let error as DatabaseError {
@@ -198,7 +198,8 @@ public final class Container: Sendable {
     /// The database file's path.
     public var path: String { core.path }
 
-    /// The user tables, introspected when the file was opened.
+    /// The user tables, as read when the file was opened and again when a statement (here or
+    /// in another program) changed them (see ``run(_:cancellation:)``).
     public var schema: DatabaseSchema { core.schema }
 
     /// Why the container cannot write, or nil when it can.
@@ -281,16 +282,19 @@ public final class Container: Sendable {
         guard checkFile() == nil else { return false }
         let changed = try storeErrors(path: core.path) { try core.monitor.check() }
         if changed {
-            // A table made or dropped by another program is listed (or not) from now on.
+            // Whatever happens to the schema, the commit reaches lists and forms: the tables
+            // known before and after it.
+            var names = Set(core.schema.tables.map(\.name))
+            defer {
+                names.formUnion(core.schema.tables.map(\.name))
+                core.bus.publish(ContextDidSave(origin: .external, invalidatedTables: names))
+            }
+            // A table made or dropped by another program is listed (or not) from now on. (A
+            // read that fails leaves the version as it was: the next commit tries again.)
             try storeErrors(path: core.path) {
                 let version = try core.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") }
-                let known = core.schemaVersion.withLock { known in
-                    defer { known = version }
-                    return known
-                }
-                if let known, known != version { try core.reloadSchema() }
+                if let version, core.schemaVersion.map({ $0 != version }) ?? true { try core.reloadSchema() }
             }
-            core.bus.publish(ContextDidSave(origin: .external, invalidatedTables: Set(core.schema.tables.map(\.name))))
         }
         return changed
     }

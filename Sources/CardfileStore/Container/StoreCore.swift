@@ -22,14 +22,10 @@ final class StoreCore: Sendable {
     let checkpointer: Checkpointer?
     let journalMode: JournalMode
     /// The schema and an entity for each table, swapped whole by ``reloadSchema()``.
-    private let described: Locked<(schema: DatabaseSchema, entities: [String: Entity])>
+    private let described: Locked<(schema: DatabaseSchema, entities: [String: Entity], version: Int?)>
     private let descriptions: [String: EntityDescription]
     /// The results of queries open on the SQL screen, by name (see ``Container/openQuery(_:)``).
     private let queryEntities = Locked<[String: Entity]>([:])
-    /// SQLite's `schema_version` when the schema was last read (nil until first asked): another
-    /// program's commit that moved it makes ``Container/checkForExternalChanges()`` read the
-    /// schema again.
-    let schemaVersion = Locked<Int?>(nil)
     /// Where results are kept, made when the first query runs.
     private let resultStore = Locked<ResultStore?>(nil)
     private let commitObserver: CommitObserver?
@@ -57,7 +53,7 @@ final class StoreCore: Sendable {
             throw StoreError.noSuchTable(described[name]!.table)
         }
         self.descriptions = described
-        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:])))
+        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:]), nil))
         // What SQLite opens: the path, or the URI of an immutable snapshot.
         monitor = try ExternalChangeMonitor(path: openPath ?? path, writer: writer, gate: writeGate)
         if let writer {
@@ -72,10 +68,12 @@ final class StoreCore: Sendable {
 
     /// The entity for a table, found case-insensitively.
     func entity(_ table: String) throws(StoreError) -> Entity {
+        // A query's result first: a table made later under its name must not take over the
+        // result's records (a record merged in another shape would not fit).
+        if let entity = queryEntities.withLock({ $0[table.lowercased()] }) { return entity }
         let entities = described.value.entities
         if let entity = entities[table] { return entity }
-        if let entity = entities[table.lowercased()] { return entity }
-        guard let entity = queryEntities.withLock({ $0[table.lowercased()] }) else { throw StoreError.noSuchTable(table) }
+        guard let entity = entities[table.lowercased()] else { throw StoreError.noSuchTable(table) }
         return entity
     }
 
@@ -98,26 +96,38 @@ final class StoreCore: Sendable {
 
     /// Reads the tables and views again (a statement created or dropped some): a new one is
     /// listed and can be opened at once, a dropped one is no longer listed. A table already
-    /// known keeps the description it had (a column added or dropped shows once the file is
-    /// opened again): contexts hold its records in that shape, and a record merged in another
-    /// shape would not fit. A dropped table's entity stays, so what still names it fails with
-    /// SQLite's message rather than an unknown name; made again under its name, it keeps the
-    /// shape it had, for the same reason.
-    func reloadSchema() throws {
-        let (fresh, version) = try read { db in (try SchemaReader.read(db), try Int.fetchOne(db, sql: "PRAGMA schema_version")) }
-        schemaVersion.withLock { $0 = version }
+    /// known keeps its columns and key as they were (a column added or dropped shows once the
+    /// file is opened again): contexts hold its records in that shape, and a record merged in
+    /// another shape would not fit. What else changed of it (foreign keys, indexes, triggers)
+    /// is taken. A dropped table's entity stays, so what still names it fails with SQLite's
+    /// message rather than an unknown name; made again under its name, it keeps the shape it had.
+    ///
+    /// Reads made concurrently apply in the order of SQLite's `schema_version`, never an older
+    /// one over a newer. Returns the version read.
+    @discardableResult
+    func reloadSchema() throws -> Int {
+        let (fresh, version) = try read { db in (try SchemaReader.read(db), try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0) }
         try described.withLock { described in
-            let known = described.schema
-            // (Known: listed now, or dropped and made again under its name this session.)
-            let tables = fresh.tables.map { table in
-                (described.entities[table.name] ?? described.entities[table.name.lowercased()])?.table ?? table
+            if let known = described.version, known > version { return }
+            let tables = fresh.tables.map { table -> TableSchema in
+                guard let old = (described.entities[table.name] ?? described.entities[table.name.lowercased()])?.table else { return table }
+                return old.columns == table.columns && old.primaryKey == table.primaryKey ? table : old
             }
-            let schema = DatabaseSchema(tables: tables, hasTriggers: fresh.hasTriggers || known.hasTriggers)
+            let schema = DatabaseSchema(tables: tables, hasTriggers: fresh.hasTriggers || described.schema.hasTriggers)
             let kept = descriptions.filter { schema.table(named: $0.key) != nil }
             var entities = described.entities
             for (name, entity) in try Self.entities(of: schema, descriptions: kept, reusing: described.entities) { entities[name] = entity }
-            described = (schema, entities)
+            described = (schema, entities, version)
         }
+        return version
+    }
+
+    /// The `schema_version` the schema was read at (nil until first asked).
+    var schemaVersion: Int? { described.value.version }
+
+    /// Notes the `schema_version` the schema read at open was read at.
+    func noteSchemaVersion(_ version: Int) {
+        described.withLock { $0.version = version }
     }
 
     /// The store of query results, made on first use.

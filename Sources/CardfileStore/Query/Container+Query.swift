@@ -82,7 +82,9 @@ extension Container {
                     return nil
                 }
             }
-            if case .schema = statement.kind { try core.reloadSchema() }
+            // (The statement committed: a schema read that fails now is tried again at the next
+            // check of the file, and is not this statement's failure.)
+            if case .schema = statement.kind { _ = try? core.reloadSchema() }
             return changed
         }
     }
