@@ -7,6 +7,12 @@ import GRDB
 /// It is asked of SQLite's query planner, not read from the schema Cardfile read at open, so
 /// an index made since counts at once.
 public struct IndexAdvice: Hashable, Sendable {
+    /// True when `table` has at least `rows` rows (a scan of that many at most).
+    static func hasRows(_ rows: Int, table: TableSchema, db: Database) throws -> Bool {
+        guard rows > 0 else { return false }
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table.quotedName) LIMIT \(rows))") == rows
+    }
+
     public enum Use: Hashable, Sendable {
         case sort, filter
     }
@@ -15,14 +21,17 @@ public struct IndexAdvice: Hashable, Sendable {
     public let column: String
     public let use: Use
 
-    /// The advice for `query` (walked by key or not), or nil: none for a small table (fewer
-    /// than `rows` rows), a view, a table without a key, a query's result, an order of several
+    /// The advice for `query` (walked by key or not), or nil: none for a small table (see
+    /// `isLarge`), a view, a table without a key, a query's result, an order of several
     /// columns (one column's index would not serve it), or a column that leads an index
-    /// already (the file's indexes as they are now, not as read at open).
-    static func find(for query: OrderedQuery, spec: LiveQuerySpec, predicate: Predicate?, walksByKey: Bool, rows: Int, db: Database) throws -> IndexAdvice? {
+    /// already (the file's indexes as they are now, not as read at open). `isLarge` is asked
+    /// only when there is an order or a filter to advise on.
+    static func find(for query: OrderedQuery, spec: LiveQuerySpec, predicate: Predicate?, walksByKey: Bool, db: Database,
+                     isLarge: (Database) throws -> Bool) throws -> IndexAdvice? {
         let table = query.table
-        guard rows > 0, !table.isView, table.isIdentifiable, table.source == nil,
-              try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM \(table.quotedName) LIMIT \(rows))") == rows else { return nil }
+        let sorted = !walksByKey && spec.sort.count == 1
+        guard sorted || !(predicate?.comparedColumns.isEmpty ?? true),
+              !table.isView, table.isIdentifiable, table.source == nil, try isLarge(db) else { return nil }
         let keys = Set(table.primaryKey.columnNames.map { $0.lowercased() })
         let leading = Set(try String.fetchAll(db, sql: """
             SELECT info.name FROM pragma_index_list(?) AS list, pragma_index_info(list.name) AS info WHERE info.seqno = 0 AND info.name IS NOT NULL
@@ -31,7 +40,7 @@ public struct IndexAdvice: Hashable, Sendable {
             guard let column = table.column(named: name), !keys.contains(column.name.lowercased()), !leading.contains(column.name.lowercased()) else { return nil }
             return column
         }
-        if !walksByKey, spec.sort.count == 1, let column = wanted(spec.sort[0].column) {
+        if sorted, let column = wanted(spec.sort[0].column) {
             return IndexAdvice(table: table.name, column: column.name, use: .sort)
         }
         guard let predicate, let filter = query.filter, let column = predicate.comparedColumns.lazy.compactMap(wanted).first else { return nil }

@@ -101,6 +101,9 @@ public final class LiveQuery {
     /// sorts or scans it for the list's order or filter; nil otherwise. Found at each new
     /// order or filter.
     public private(set) var indexAdvice: IndexAdvice?
+    /// Whether the table was found large (by ``indexAdviceRows``), asked once per table: not
+    /// at each key typed into a filter.
+    private var largeTable: (name: String, rows: Int, large: Bool)?
 
     /// True while the first page of a new order is read in the background.
     public var isAwaitingFirstWindow: Bool { firstWindowKeepsSelection != nil }
@@ -202,7 +205,12 @@ public final class LiveQuery {
         try read { db in
             walksByKey = try query.isServedByIndex(db)
             overlay = try PendingOverlay.load(pending: pending, query: query, db: db)
-            indexAdvice = try IndexAdvice.find(for: query, spec: spec, predicate: predicate, walksByKey: walksByKey, rows: indexAdviceRows, db: db)
+            indexAdvice = try IndexAdvice.find(for: query, spec: spec, predicate: predicate, walksByKey: walksByKey, db: db) { db in
+                if let known = largeTable, known.name == entity.name, known.rows == indexAdviceRows { return known.large }
+                let large = try IndexAdvice.hasRows(indexAdviceRows, table: query.table, db: db)
+                largeTable = (entity.name, indexAdviceRows, large)
+                return large
+            }
         }
         backgroundWanted = true
         if walksByKey {
