@@ -14,6 +14,9 @@ struct WriteAnnotation {
     /// names the table as invalidated instead, as for an import, so every context re-reads
     /// what it shows of it rather than sifting a hundred thousand names on the UI's loop.
     var invalidated: Set<String> = []
+    /// How the journal names this write, when its origin does not say enough (see
+    /// ``StoreCore/historyNote(for:)``).
+    var history: HistoryNote?
 
     mutating func note(inserted id: ObjectID) { inserted.insert(id); count(id.table) }
     mutating func note(updated id: ObjectID) { updated.insert(id); count(id.table) }

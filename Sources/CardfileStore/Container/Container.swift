@@ -30,6 +30,9 @@ public final class Container: Sendable {
     /// The root context for the UI loop. It merges every other commit automatically and
     /// uses the merge policy given in ``StoreOptions`` (`.error` by default).
     public let viewContext: ObjectContext
+    /// Why no history is kept although it was asked for (the journal's folder cannot be
+    /// written, say); nil when it is kept or was not asked for.
+    public let historyProblem: String?
 
     /// Opens (or creates) the database file at `path`.
     ///
@@ -52,6 +55,7 @@ public final class Container: Sendable {
 
         if exists { try Self.checkHeader(path: path, mayInitialize: options.createIfMissing && !options.readOnly) }
 
+        var journalProblem: String?
         var readOnlyReason: ReadOnlyReason?
         if options.readOnly {
             readOnlyReason = .requested
@@ -113,11 +117,21 @@ public final class Container: Sendable {
             }
             let schema = try reader.read(SchemaReader.read)
             watch.recordOpenedFile()
+            // History is a help, not a condition: a journal that cannot be opened is said, and
+            // the file is edited without one.
+            var journal: HistoryJournal?
+            if writer != nil, let settings = options.history {
+                do {
+                    journal = try HistoryJournal(settings: settings, databasePath: path)
+                } catch {
+                    journalProblem = "No history is kept for this file: \(error)"
+                }
+            }
             core = try StoreCore(
                 path: path, watch: watch, writer: writer, reader: reader, readOnlyReason: readOnlyReason,
                 schema: schema, descriptions: options.entities, checkpointer: checkpointer,
                 journalMode: checkpointer != nil || foundWAL ? .wal : .rollback,
-                busyTimeout: options.busyTimeout, openPath: openPath)
+                busyTimeout: options.busyTimeout, openPath: openPath, journal: journal)
             // (Read again with its version in one transaction: DDL between them is not missed.)
             try core.reloadSchema()
         } catch let error as StoreError {
@@ -127,6 +141,7 @@ public final class Container: Sendable {
         } catch {
             throw StoreError.cannotOpen(path: path, detail: String(describing: error))
         }
+        historyProblem = journalProblem
         viewContext = ObjectContext(
             core: core, parent: nil, identity: core.makeIdentity(name: "view context", role: .view),
             mergePolicy: options.viewContextMergePolicy, automaticallyMergesChanges: true)

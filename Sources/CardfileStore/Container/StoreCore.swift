@@ -29,18 +29,24 @@ final class StoreCore: Sendable {
     /// Where results are kept, made when the first query runs.
     private let resultStore = Locked<ResultStore?>(nil)
     private let commitObserver: CommitObserver?
+    /// Names an import's journal group apart from another run's.
+    private let startTime = Int(Date().timeIntervalSince1970)
     private let counters = Locked((tempID: UInt64(0), context: UInt64(0), insert: UInt64(0)))
     /// Taken around every write of this process (see ``write(origin:busyTimeout:bulkTables:_:)``).
     let writeGate = WriteGate()
     /// The container's wait for another connection's lock.
     let defaultBusyTimeout: Duration
+    /// Where every write is journaled; nil with `--no-history`, read-only, or when the
+    /// journal could not be opened.
+    let journal: HistoryJournal?
 
     init(
         path: String, watch: FileWatch, writer: (any DatabaseWriter)?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
         schema: DatabaseSchema, descriptions: [EntityDescription], checkpointer: Checkpointer?, journalMode: JournalMode,
-        busyTimeout: TimeInterval, openPath: String? = nil
+        busyTimeout: TimeInterval, openPath: String? = nil, journal: HistoryJournal? = nil
     ) throws {
         self.path = path
+        self.journal = journal
         self.watch = watch
         self.defaultBusyTimeout = .milliseconds(Int64(busyTimeout * 1000))
         self.writer = writer
@@ -220,14 +226,36 @@ final class StoreCore: Sendable {
                 if busyTimeout != nil { sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(defaultBusyTimeout)) }
             }
             var result: T?
+            var recorded: (changeset: Data, note: HistoryNote, schema: DatabaseSchema)?
             try db.inTransaction(.immediate) {
                 commitObserver.bulkTables = bulkTables
                 var note = WriteAnnotation(origin: origin)
+                // (Begun inside the transaction: what it records is exactly what commits.)
+                let session = journal != nil ? SessionRecorder(db) : nil
+                defer { session?.end() }
                 result = try body(db, &note)
+                if let session, let changeset = session.changeset(), !changeset.isEmpty || note.history?.undoing.isEmpty == false {
+                    recorded = (changeset, historyNote(for: note), schema)
+                }
                 commitObserver.annotation = note
                 return .commit
             }
+            if let journal, let recorded {
+                journal.append(changeset: recorded.changeset, schema: recorded.schema, note: recorded.note, time: Date())
+            }
             return result!
+        }
+    }
+
+    /// How the journal names a write: as its code said, or by its origin (a form's save goes
+    /// through the view context; an import's batches through the importer's, one group).
+    func historyNote(for note: WriteAnnotation) -> HistoryNote {
+        if let history = note.history { return history }
+        switch note.origin {
+        case .context(let identity) where identity.role == .importer:
+            return HistoryNote(source: .import, group: "import-\(ProcessInfo.processInfo.processIdentifier)-\(identity.number)-\(startTime)")
+        case .context: return HistoryNote(source: .form)
+        case .batch, .external: return HistoryNote(source: .bulk)
         }
     }
 

@@ -20,12 +20,16 @@ public struct StoreOptions: Sendable {
     /// default (a rollback journal), so other programs and network file systems never meet a
     /// WAL file they did not ask for. Ignored when read-only.
     public var switchToWAL: Bool
+    /// Where to journal every save (see ``HistoryJournal``); nil keeps no history
+    /// (`--no-history`). A read-only container keeps none either.
+    public var history: HistorySettings?
 
     public init(
         createIfMissing: Bool = true, readOnly: Bool = false, busyTimeout: TimeInterval = 5,
         entities: [EntityDescription] = [], viewContextMergePolicy: MergePolicy = .error,
-        checkpointThresholdPages: Int = 1000, switchToWAL: Bool = false
+        checkpointThresholdPages: Int = 1000, switchToWAL: Bool = false, history: HistorySettings? = nil
     ) {
+        self.history = history
         self.createIfMissing = createIfMissing
         self.readOnly = readOnly
         self.busyTimeout = busyTimeout

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// An object's values as a parent context shows them to a child.
@@ -126,10 +127,36 @@ extension ObjectContext {
         }
         guard !ids.isEmpty else { return }
         let fresh = try loadFromSource(ids, db: db)
+        // The view context journals what another program changed of the records it holds:
+        // once, since every record shown or edited is registered here.
+        let journal = identity.role == .view ? core.journal : nil
+        var elsewhere: [RecordedChange] = []
         for id in ids {
             let entity = try core.entity(id.table)
+            let before = state.objects[id]?.snapshot
             merge(id, source: fresh[id], entity: entity, into: &state)
+            guard journal != nil, let before, Self.onlyExternal(events, name: id) else { continue }
+            if let change = Self.externalChange(id, before: before, after: fresh[id]?.values, entity: entity) { elsewhere.append(change) }
         }
+        if let journal, !elsewhere.isEmpty { journal.append(changes: elsewhere, note: HistoryNote(source: .elsewhere), time: Date()) }
+    }
+
+    /// True when only other programs' commits among `events` name the record.
+    private static func onlyExternal(_ events: [ContextDidSave], name id: ObjectID) -> Bool {
+        events.allSatisfy { event in
+            event.origin == .external || !(event.updated.contains(id) || event.deleted.contains(id) || event.invalidatedTables.contains(id.table))
+        }
+    }
+
+    /// Another program's change of one record, from the values held before and read after
+    /// (nil after: deleted); nil when no column moved.
+    private static func externalChange(_ id: ObjectID, before: [Value], after: [Value]?, entity: Entity) -> RecordedChange? {
+        let names = Array(entity.fieldNames[0..<entity.columnCount])
+        guard let after else {
+            return RecordedChange(id: id, kind: .delete, fields: names.indices.map { .init(name: names[$0], old: before[$0], new: nil) })
+        }
+        let fields = names.indices.filter { before[$0] != after[$0] }.map { RecordedChange.Field(name: names[$0], old: before[$0], new: after[$0]) }
+        return fields.isEmpty ? nil : RecordedChange(id: id, kind: .update, fields: fields)
     }
 
     /// Merges a newer source state of one registered object: unedited fields take the new

@@ -27,6 +27,8 @@ public final class ObjectContext: @unchecked Sendable {
     private let inbox = Locked<[ContextDidSave]>([])
     private let settings: Locked<(policy: MergePolicy, merges: Bool)>
     private let busyWait = Locked<Duration?>(nil)
+    /// How this root context's saves are journaled, when not as a form's (see ``HistoryNote``).
+    let historyNote = Locked<HistoryNote?>(nil)
     /// The serial queue `perform` runs work on (internal: tests check where work ran).
     let queue: DispatchQueue
 
@@ -168,6 +170,46 @@ public final class ObjectContext: @unchecked Sendable {
             } else {
                 state.store(object, for: id)
             }
+        }
+    }
+
+    /// Sets fields as edits that started from `bases` rather than from the values the source
+    /// holds: a save then checks the store against `bases`, so a field moved since to a third
+    /// value is met as a conflict (the three-way rule), and one already at its new value is
+    /// no edit. What `:undo` and `:history` stage: the values a change replaced, over the
+    /// values it wrote.
+    /// - Throws: as ``update(_:values:)``.
+    public func update(_ id: ObjectID, values: [String: Value], startingFrom bases: [String: Value]) throws(StoreError) {
+        let (entity, id) = try canonical(id)
+        var fields: [(Int, Value, Value)] = []
+        for (name, value) in values {
+            guard let field = entity.fieldIndex(named: name) else { throw StoreError.noSuchField(table: entity.name, field: name) }
+            fields.append((field, value, bases[name] ?? value))
+        }
+        try withState { state in
+            guard var object = try registeredObject(id, entity: entity, in: &state) else { throw StoreError.noSuchObject(id) }
+            for (field, value, base) in fields where entity.isPersistent(field) {
+                object.set(field, to: value, base: object.isInserted ? .null : base)
+            }
+            state.store(object, for: id)
+        }
+    }
+
+    /// Marks an object for deletion, checked against `expected` (columns by name; the others
+    /// as the source holds them) rather than the values read: a row changed since to other
+    /// values is met as a conflict.
+    /// - Throws: as ``delete(_:)``.
+    public func delete(_ id: ObjectID, expecting expected: [String: Value]) throws(StoreError) {
+        let (entity, id) = try canonical(id)
+        try withState { state in
+            guard var object = try registeredObject(id, entity: entity, in: &state) else { throw StoreError.noSuchObject(id) }
+            guard !object.isInserted else { return state.remove(id) }
+            var base = object.baseValues(entity: entity)
+            for (name, value) in expected {
+                if let field = entity.fieldIndex(named: name), field < base.count { base[field] = value }
+            }
+            object.deletionBase = base
+            state.store(object, for: id)
         }
     }
 

@@ -51,6 +51,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "\(context.name) is a scratch context: its changes are never saved."
         case .validationFailed, .conflicts:
             return message(notDone: "Not saved")
+        case .historyNotKept(let count):
+            return "That change (\(count) record\(count == 1 ? "" : "s")) was too large for the history to keep its values, so it cannot be undone."
         case .invalidFilter(let message, let offset):
             return "The filter cannot be read at character \(offset + 1): \(message)."
         case .cannotOpen(let path, let detail):

@@ -86,6 +86,9 @@ public enum StoreError: Error, Hashable, Sendable {
     case conflicts([MergeConflict])
     /// A filter expression could not be read.
     case invalidFilter(message: String, offset: Int)
+    /// A change too large for the history's cap was listed without its records, so it
+    /// cannot be undone.
+    case historyNotKept(count: Int)
     /// The file could not be opened for another reason; `detail` is SQLite's.
     case cannotOpen(path: String, detail: String)
     /// A file was not written, and whatever stood at `path` is as it was.

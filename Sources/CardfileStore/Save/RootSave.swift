@@ -54,6 +54,7 @@ struct RootSave {
             // Events of commits made before this transaction began are already queued; apply
             // them now, reading through the writer, so snapshots are as fresh as they can be.
             try context.catchUp(&state, reading: db)
+            note.history = context.historyNote.withLock { $0 }
             outcomes = try write(state, db: db, note: &note)
         }
         for outcome in outcomes {

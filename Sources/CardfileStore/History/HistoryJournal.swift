@@ -1,0 +1,298 @@
+import Dispatch
+import Foundation
+import GRDB
+
+/// Where and how much history is kept (see ``StoreOptions/history``).
+public struct HistorySettings: Hashable, Sendable {
+    /// The folder that holds one journal per database file (`$XDG_STATE_HOME/cardfile/history`).
+    public var folder: String
+    /// The most the journal keeps, in bytes of values: past it, the oldest entries go first.
+    /// A change larger than a quarter of it is listed without its records.
+    public var capacity: Int
+
+    public static let defaultCapacity = 64 << 20
+
+    public init(folder: String, capacity: Int = Self.defaultCapacity) {
+        self.folder = folder
+        self.capacity = capacity
+    }
+}
+
+/// The saves made to one database file, kept outside it: each write transaction's changes
+/// (recorded by SQLite's session extension), with its time and what made it.
+///
+/// The journal is a SQLite file of its own, named by the database file's identity (device and
+/// inode), so a database moved keeps its history and another file put at its path starts
+/// afresh. Entries are written on a queue of the journal's own, after the write they record
+/// has committed: a save waits only for the recording, never for the journal's disk. Reads go
+/// through the same queue, so they see every entry of a save that returned.
+public final class HistoryJournal: @unchecked Sendable {
+    public let settings: HistorySettings
+    /// The journal's file.
+    public let file: String
+    private let queue = DispatchQueue(label: "cardfile.history")
+    private let database: DatabaseQueue
+    /// The sum of the entries' sizes (touched on ``queue`` only).
+    private var total = 0
+    /// Why the last entry could not be written, for the app to say once.
+    private let problem = Locked<String?>(nil)
+
+    /// Opens (or makes) the journal of the database file at `databasePath`, which must exist.
+    init(settings: HistorySettings, databasePath: String) throws {
+        guard let identity = FileIdentity(path: databasePath) else {
+            throw StoreError.cannotOpen(path: databasePath, detail: "the file to keep history of is not there")
+        }
+        self.settings = settings
+        try FileManager.default.createDirectory(atPath: settings.folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        file = settings.folder + "/\(identity.device)-\(identity.inode).sqlite3"
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        database = try DatabaseQueue(path: file, configuration: configuration)
+        try database.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.inTransaction {
+                try db.execute(sql: Self.schema)
+                try db.execute(sql: "INSERT OR REPLACE INTO about(name, value) VALUES ('path', ?)", arguments: [databasePath])
+                return .commit
+            }
+        }
+        total = try database.read { try Int.fetchOne($0, sql: "SELECT coalesce(sum(bytes), 0) FROM entry") ?? 0 }
+    }
+
+    private static let schema = """
+        CREATE TABLE IF NOT EXISTS about(name TEXT PRIMARY KEY, value);
+        CREATE TABLE IF NOT EXISTS entry(
+            id INTEGER PRIMARY KEY, time REAL NOT NULL, source TEXT NOT NULL, grp TEXT,
+            undoes TEXT, undone INTEGER NOT NULL DEFAULT 0, complete INTEGER NOT NULL,
+            records INTEGER NOT NULL, bytes INTEGER NOT NULL, tables TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS record(
+            entry INTEGER NOT NULL, seq INTEGER NOT NULL, tbl TEXT NOT NULL COLLATE NOCASE, rkey TEXT NOT NULL,
+            op TEXT NOT NULL, PRIMARY KEY(entry, seq)) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS record_by_key ON record(tbl, rkey);
+        CREATE INDEX IF NOT EXISTS record_by_table ON record(tbl, entry);
+        CREATE TABLE IF NOT EXISTS keyvalue(
+            entry INTEGER NOT NULL, seq INTEGER NOT NULL, k INTEGER NOT NULL, value,
+            PRIMARY KEY(entry, seq, k)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS field(
+            entry INTEGER NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL,
+            hasold INTEGER NOT NULL, old, hasnew INTEGER NOT NULL, new,
+            PRIMARY KEY(entry, seq, pos)) WITHOUT ROWID;
+        """
+
+    /// Why the journal last failed to keep an entry, once (nil afterwards, and when it never did).
+    public func takeProblem() -> String? { problem.withLock { value in defer { value = nil }; return value } }
+
+    /// Waits until every entry handed over so far is written.
+    public func flush() { queue.sync {} }
+
+    // MARK: - Writing
+
+    /// Journals a committed write's changeset, decoded by `schema` (on the journal's queue).
+    func append(changeset: Data, schema: DatabaseSchema, note: HistoryNote, time: Date) {
+        queue.async { [self] in
+            let limit = settings.capacity / 4
+            guard changeset.count <= limit else {
+                let (count, tables) = ChangesetDecoder.count(changeset)
+                return write(note: note, time: time, changes: [], recordCount: count, tables: tables, complete: false)
+            }
+            let (changes, complete) = ChangesetDecoder.decode(changeset, schema: schema)
+            write(note: note, time: time, changes: changes, recordCount: changes.count, tables: Set(changes.map(\.id.table)), complete: complete)
+        }
+    }
+
+    /// Journals changes the caller names itself (another program's, merged into a record).
+    func append(changes: [RecordedChange], note: HistoryNote, time: Date, evenIfEmpty: Bool = false) {
+        guard !changes.isEmpty || evenIfEmpty else { return }
+        queue.async { [self] in
+            write(note: note, time: time, changes: changes, recordCount: changes.count, tables: Set(changes.map(\.id.table)), complete: true)
+        }
+    }
+
+    private func write(note: HistoryNote, time: Date, changes: [RecordedChange], recordCount: Int, tables: Set<String>, complete: Bool) {
+        guard recordCount > 0 || !note.undoing.isEmpty else { return }
+        var bytes = changes.reduce(64) { $0 + $1.byteCount }
+        var complete = complete
+        var kept = changes
+        if bytes > settings.capacity / 4 {
+            (kept, complete, bytes) = ([], false, 64)
+        }
+        do {
+            try database.inTransaction { db in
+                try db.execute(
+                    sql: "INSERT INTO entry(time, source, grp, undoes, complete, records, bytes, tables) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [time.timeIntervalSince1970, note.source.rawValue, note.group,
+                                note.undoing.isEmpty ? nil : note.undoing.map(String.init).joined(separator: ","),
+                                complete, recordCount, bytes, Self.tablesText(tables)])
+                let entry = db.lastInsertedRowID
+                let record = try db.makeStatement(sql: "INSERT INTO record(entry, seq, tbl, rkey, op) VALUES (?, ?, ?, ?, ?)")
+                let key = try db.makeStatement(sql: "INSERT INTO keyvalue(entry, seq, k, value) VALUES (?, ?, ?, ?)")
+                let field = try db.makeStatement(sql: "INSERT INTO field(entry, seq, pos, name, hasold, old, hasnew, new) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                for (seq, change) in kept.enumerated() {
+                    let values = change.id.primaryKeyValues ?? []
+                    try record.execute(arguments: [entry, seq, change.id.table, Self.keyText(values), change.kind.rawValue])
+                    for (k, value) in values.enumerated() {
+                        try key.execute(arguments: [entry, seq, k, value.databaseValue])
+                    }
+                    for (pos, item) in change.fields.enumerated() {
+                        try field.execute(arguments: [entry, seq, pos, item.name, item.old != nil, item.old?.databaseValue,
+                                                      item.new != nil, item.new?.databaseValue])
+                    }
+                }
+                // An undo marks what it undid; a redo marks it done again.
+                if !note.undoing.isEmpty {
+                    let undone = note.source == .undo
+                    for id in note.undoing {
+                        try db.execute(sql: "UPDATE entry SET undone = ? WHERE id = ?", arguments: [undone, id])
+                    }
+                }
+                return .commit
+            }
+            total += bytes
+            try dropOldest()
+        } catch {
+            problem.withLock { $0 = "History not kept: \(error)" }
+        }
+    }
+
+    /// Drops the oldest entries until the journal is within its cap.
+    private func dropOldest() throws {
+        guard total > settings.capacity else { return }
+        try database.inTransaction { db in
+            let entries = try Row.fetchAll(db, sql: "SELECT id, bytes FROM entry ORDER BY id")
+            var dropped: [Int64] = []
+            for row in entries where total > settings.capacity {
+                dropped.append(row[0])
+                total -= row[1] as Int
+            }
+            guard let last = dropped.last else { return .commit }
+            for table in ["keyvalue", "field", "record"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE entry <= ?", arguments: [last])
+            }
+            try db.execute(sql: "DELETE FROM entry WHERE id <= ?", arguments: [last])
+            return .commit
+        }
+    }
+
+    /// The tables an entry touched, as its `tables` column holds them: lowercased, each on a
+    /// line of its own (so one is found by `instr` with the newlines around it).
+    static func tablesText(_ tables: Set<String>) -> String {
+        "\n" + tables.map { $0.lowercased() }.sorted().joined(separator: "\n") + "\n"
+    }
+
+    /// A record key as the journal looks it up: each value with its storage class, so the
+    /// integer 1 and the text "1" are different keys.
+    static func keyText(_ values: [Value]) -> String {
+        values.map { value in
+            switch value {
+            case .null: "n"
+            case .integer(let number): "i\(number)"
+            case .real(let number): "r\(number.bitPattern)"
+            case .text(let text): "t\(text.utf8.count):\(text)"
+            case .blob(let data): "b" + data.map { String(format: "%02x", $0) }.joined()
+            }
+        }.joined(separator: ";")
+    }
+
+    // MARK: - Reading
+
+    /// The versions of a record, newest first: every kept change of it.
+    public func versions(of id: ObjectID) throws(StoreError) -> [RecordVersion] {
+        guard let key = id.primaryKeyValues else { return [] }
+        return try reading { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT e.id, e.time, e.source, e.records, e.complete, r.seq, r.op FROM record r JOIN entry e ON e.id = r.entry
+                WHERE r.tbl = ? AND r.rkey = ? ORDER BY e.id DESC, r.seq DESC
+                """, arguments: [id.table, Self.keyText(key)])
+            return try rows.map { row in
+                let entry = Self.entry(row)
+                return RecordVersion(entry: entry, change: try Self.change(db, entry: entry.id, seq: row[5], table: id.table, kind: row[6]))
+            }
+        }
+    }
+
+    /// The entries (newest first), at most `limit`.
+    public func entries(limit: Int = 100) throws(StoreError) -> [HistoryEntry] {
+        try reading { db in
+            try Row.fetchAll(db, sql: "SELECT id, time, source, records, complete FROM entry ORDER BY id DESC LIMIT ?", arguments: [limit]).map(Self.entry)
+        }
+    }
+
+    /// What `:undo` in `table`'s list would undo: the newest change of the table made here
+    /// (not an undo, not another program's) that is not undone, whole (an import's batches
+    /// together), with its changes inverted, newest record first. Nil when there is none.
+    public func nextUndo(table: String) throws(StoreError) -> HistoryStep? {
+        try reading { db in
+            guard let newest = try Self.candidates(db, table: table).first(where: { !$0.undone }) else { return nil }
+            let entries = try Self.group(db, of: newest, undone: false)
+            let changes = try entries.reversed().flatMap { try Self.changes(db, of: $0).reversed().map(\.inverted) }
+            return HistoryStep(entries: entries, changes: changes, isRedo: false)
+        }
+    }
+
+    /// What Alt-R in `table`'s list would write again: the oldest undone change of the table
+    /// when every change made after it is undone too (a change made since an undo ends what
+    /// can be redone, as in any editor). Nil when there is none.
+    public func nextRedo(table: String) throws(StoreError) -> HistoryStep? {
+        try reading { db in
+            let candidates = try Self.candidates(db, table: table)
+            // The undone entries newer than every entry still in force; the oldest of them.
+            let undoneSuffix = candidates.prefix { $0.undone }
+            guard let oldestUndone = undoneSuffix.last else { return nil }
+            let entries = try Self.group(db, of: oldestUndone, undone: true)
+            let changes = try entries.flatMap { try Self.changes(db, of: $0) }
+            return HistoryStep(entries: entries, changes: changes, isRedo: true)
+        }
+    }
+
+    private struct Candidate {
+        let entry: HistoryEntry
+        let group: String?
+        let undone: Bool
+    }
+
+    /// The table's entries that undo and redo work on, newest first.
+    private static func candidates(_ db: Database, table: String) throws -> [Candidate] {
+        try Row.fetchAll(db, sql: """
+            SELECT e.id, e.time, e.source, e.records, e.complete, e.grp, e.undone FROM entry e
+            WHERE e.source NOT IN ('undo', 'redo', 'elsewhere')
+              AND instr(e.tables, ?) > 0
+            ORDER BY e.id DESC
+            """, arguments: ["\n" + table.lowercased() + "\n"]).map { row in
+            Candidate(entry: entry(row), group: row[5], undone: row[6])
+        }
+    }
+
+    /// The entry and the others of its group in the same state, oldest first.
+    private static func group(_ db: Database, of candidate: Candidate, undone: Bool) throws -> [HistoryEntry] {
+        guard let group = candidate.group else { return [candidate.entry] }
+        return try Row.fetchAll(db, sql: "SELECT id, time, source, records, complete FROM entry WHERE grp = ? AND undone = ? ORDER BY id",
+                                arguments: [group, undone]).map(entry)
+    }
+
+    private static func entry(_ row: Row) -> HistoryEntry {
+        HistoryEntry(id: row[0], time: Date(timeIntervalSince1970: row[1]), source: HistorySource(rawValue: row[2]) ?? .form,
+                     recordCount: row[3], isComplete: row[4])
+    }
+
+    private static func changes(_ db: Database, of entry: HistoryEntry) throws -> [RecordedChange] {
+        try Row.fetchAll(db, sql: "SELECT seq, tbl, op FROM record WHERE entry = ? ORDER BY seq", arguments: [entry.id]).map { row in
+            try change(db, entry: entry.id, seq: row[0], table: row[1], kind: row[2])
+        }
+    }
+
+    private static func change(_ db: Database, entry: Int64, seq: Int, table: String, kind: String) throws -> RecordedChange {
+        let key = try DatabaseValue.fetchAll(db, sql: "SELECT value FROM keyvalue WHERE entry = ? AND seq = ? ORDER BY k", arguments: [entry, seq])
+        let fields = try Row.fetchAll(db, sql: "SELECT name, hasold, old, hasnew, new FROM field WHERE entry = ? AND seq = ? ORDER BY pos",
+                                      arguments: [entry, seq]).map { row in
+            RecordedChange.Field(name: row[0], old: (row[1] as Bool) ? Value(row[2] as DatabaseValue) : nil,
+                                 new: (row[3] as Bool) ? Value(row[4] as DatabaseValue) : nil)
+        }
+        return RecordedChange(id: ObjectID(table: table, primaryKey: key.map(Value.init)), kind: RecordedChange.Kind(rawValue: kind) ?? .update, fields: fields)
+    }
+
+    private func reading<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        try storeErrors(path: file) { try queue.sync { try database.read(body) } }
+    }
+}

@@ -1,0 +1,40 @@
+/// What made a journaled change (see ``HistoryJournal``).
+public enum HistorySource: String, Hashable, Sendable, CaseIterable {
+    /// A record saved from its form (or deleted from a list, one record at a time).
+    case form
+    /// `:set` or `:delete` on marked records.
+    case bulk
+    /// An import of a CSV or JSON file.
+    case `import`
+    /// A statement run on the SQL screen.
+    case sql
+    /// `:undo` (Alt-U): what an earlier change wrote, put back.
+    case undo
+    /// Alt-R: an undone change written again.
+    case redo
+    /// Another program's change, merged into a record the editor was showing.
+    case elsewhere
+
+    /// How `:history` names it.
+    public var words: String {
+        switch self {
+        case .form: "form"
+        case .bulk: "bulk edit"
+        case .import: "import"
+        case .sql: "SQL"
+        case .undo: "undo"
+        case .redo: "redo"
+        case .elsewhere: "changed elsewhere"
+        }
+    }
+}
+
+/// How a write is to be journaled, when the writer says more than its origin does.
+struct HistoryNote: Hashable, Sendable {
+    var source: HistorySource
+    /// Entries that this write undoes (for `.undo`) or writes again (for `.redo`).
+    var undoing: [Int64] = []
+    /// Writes of one action journaled apart (an import's batches) share a group, which
+    /// `:undo` takes whole.
+    var group: String?
+}
