@@ -5,24 +5,21 @@
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
 #include "csqlite_support.h"
 
-// Whether the session records `table`: not one with generated columns, which SQLite 3.40's
-// session extension cannot record (it fails the whole changeset with SQLITE_SCHEMA).
+// Whether the session records `table`: not one of the names `context` lists (NULL-ended),
+// the tables with generated columns, which SQLite 3.40's session extension cannot record (it
+// fails the whole changeset with SQLITE_SCHEMA).
 static int cf_session_records(void *context, const char *table) {
-    sqlite3 *db = (sqlite3 *)context;
-    sqlite3_stmt *statement = 0;
-    int records = 1;
-    if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_xinfo(?1) WHERE hidden IN (2, 3)", -1, &statement, 0) != SQLITE_OK) return 0;
-    sqlite3_bind_text(statement, 1, table, -1, SQLITE_TRANSIENT);
-    if (sqlite3_step(statement) == SQLITE_ROW) records = 0;
-    sqlite3_finalize(statement);
-    return records;
+    for (const char *const *skipped = (const char *const *)context; skipped && *skipped; skipped++) {
+        if (sqlite3_stricmp(*skipped, table) == 0) return 0;
+    }
+    return 1;
 }
 
-int cf_session_begin(sqlite3 *db, void **session) {
+int cf_session_begin(sqlite3 *db, const char *const *skipped, void **session) {
     sqlite3_session *made = 0;
     int rc = sqlite3session_create(db, "main", &made);
     if (rc != SQLITE_OK) return rc;
-    sqlite3session_table_filter(made, cf_session_records, db);
+    sqlite3session_table_filter(made, cf_session_records, (void *)skipped);
     rc = sqlite3session_attach(made, 0);
     if (rc != SQLITE_OK) {
         sqlite3session_delete(made);

@@ -14,7 +14,7 @@ struct CardfileBench: ParsableCommand {
     @Option(help: "Saves (and raw commits) to time.")
     var saves = 5_000
 
-    @Argument(help: "Sections to run: store, live, terminal, app, field, import, sql, diff (default: all).")
+    @Argument(help: "Sections to run: store, live, terminal, app, field, import, sql, diff, history (default: all).")
     var sections: [String] = []
 
     @Option(help: .hidden)
@@ -52,7 +52,7 @@ struct CardfileBench: ParsableCommand {
             print("\(result.rss) \(result.pages) \(result.seconds)")
             return
         }
-        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "field", "import", "sql", "diff"] : sections)
+        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "field", "import", "sql", "diff", "history"] : sections)
 
         if wanted.contains("store") {
             let path = "\(folder)/store.sqlite"
@@ -98,6 +98,9 @@ struct CardfileBench: ParsableCommand {
             let path = "\(folder)/sql.sqlite"
             try BenchmarkDatabase.create(at: path, rows: rows)
             try SQLBenchmark(path: path, rows: rows).run()
+        }
+        if wanted.contains("history") {
+            try HistoryBenchmark(folder: folder, rows: rows, saves: saves).run()
         }
         if wanted.contains("diff") {
             try DiffBenchmark(folder: folder, rows: rows).run()

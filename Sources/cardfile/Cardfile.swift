@@ -53,13 +53,17 @@ extension Cardfile {
         @Flag(name: .long, help: "Leave the mouse to the terminal (its own selection and copy). CARDFILE_MOUSE=off does the same for every run.")
         var noMouse = false
 
+        @Flag(name: .long, help: "Keep no history of this run's saves (:history and Alt-U across restarts then see none of them).")
+        var noHistory = false
+
         func run() throws {
             let delay = try autosaveDelay()
             let path = try databasePath()
             if wal, readOnly { throw fail("--wal changes the file, so it cannot go with --read-only") }
             let container: Container
             do {
-                container = try Container(path: path, options: StoreOptions(createIfMissing: create, readOnly: readOnly, switchToWAL: wal))
+                container = try Container(path: path, options: StoreOptions(
+                    createIfMissing: create, readOnly: readOnly, switchToWAL: wal, history: noHistory ? nil : HistoryFolder.settings()))
             } catch {
                 throw fail(error.message)
             }
@@ -260,6 +264,9 @@ extension Cardfile {
 
         @OptionGroup var arguments: ImportArguments
 
+        @Flag(name: .long, help: "Keep no history of the import (Alt-U in the editor cannot undo it then).")
+        var noHistory = false
+
         @Option(name: .long, help: "The table to fill.", completion: .custom(TableCompletion.candidates))
         var table: String
 
@@ -274,7 +281,8 @@ extension Cardfile {
             }
             let container: Container
             do {
-                container = try Container(path: database, options: StoreOptions(createIfMissing: options.create))
+                container = try Container(path: database, options: StoreOptions(
+                    createIfMissing: options.create, history: noHistory ? nil : HistoryFolder.settings()))
             } catch {
                 throw fail(error.message)
             }

@@ -54,3 +54,4 @@ extension Cardfile {
         return base + " (cardfile --help lists the options)"
     }
 }
+

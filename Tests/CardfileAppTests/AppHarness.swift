@@ -30,9 +30,12 @@ final class AppHarness {
         """
 
     init(schema: String = AppHarness.cards, size: Size = Size(width: 80, height: 24), options: CardfileApp.Options = CardfileApp.Options(autosave: nil),
-         readOnly: Bool = false, unwritableFile: Bool = false, demoRows: Int? = nil, wal: Bool = true, busyTimeout: TimeInterval = 5) throws {
-        path = directory.file("cards.sqlite")
-        if let demoRows {
+         readOnly: Bool = false, unwritableFile: Bool = false, demoRows: Int? = nil, wal: Bool = true, busyTimeout: TimeInterval = 5,
+         history: HistorySettings? = nil, reopening existing: String? = nil) throws {
+        path = existing ?? directory.file("cards.sqlite")
+        if existing != nil {
+            // Another run of the editor on a file an earlier harness made.
+        } else if let demoRows {
             try DemoDatabase.create(at: path, rows: demoRows)
         } else {
             let queue = try DatabaseQueue(path: path)
@@ -45,7 +48,7 @@ final class AppHarness {
         // `readOnly` is --read-only on a file made read-only; `unwritableFile` alone is a file
         // that cannot be written, found so by the store.
         if readOnly || unwritableFile { chmod(path, 0o444) }
-        container = try Container(path: path, options: StoreOptions(createIfMissing: false, readOnly: readOnly, busyTimeout: busyTimeout))
+        container = try Container(path: path, options: StoreOptions(createIfMissing: false, readOnly: readOnly, busyTimeout: busyTimeout, history: history))
         backend = HeadlessBackend(size: size)
         let backend = self.backend
         inbox = Inbox(wake: { backend.wake() })

@@ -11,7 +11,7 @@ import Testing
 struct OverlayKeyTests {
     @Test func theListsHelpListsThePromptsAndDialogsItOpens() throws {
         // (Tall enough to show the whole help at once.)
-        let harness = try AppHarness(size: Size(width: 120, height: 130))
+        let harness = try AppHarness(size: Size(width: 120, height: 170))
         try harness.press(KeyEvent(.function(1)))
         for map in [KeyMaps.list, KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading] {
             for binding in map.bindings {

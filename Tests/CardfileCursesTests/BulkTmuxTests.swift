@@ -38,8 +38,9 @@ struct BulkTmuxTests {
         try session.send(keys: ["y"])
         try session.waitFor { $0.contains("Set notes to “bulk” on \(shown) records. Alt-U undoes it.") }
         #expect(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM books WHERE notes = 'bulk'") == recent)
+        // (Alt-U undoes from the history of saves, which the journal keeps.)
         try session.send(keys: ["M-u"])
-        try session.waitFor { $0.contains("Undone on \(shown) records.") }
+        try session.waitFor { $0.contains("Undone: the bulk edit of") && $0.contains("\(shown) records written") }
         #expect(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM books WHERE notes = 'bulk'") == "0")
         #expect(try EditorTmuxTests.sqlite(database, "SELECT count(*) FROM books WHERE notes = 'note ' || (id % 7) AND id > 10") == "999990")
 

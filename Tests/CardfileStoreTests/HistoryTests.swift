@@ -106,6 +106,26 @@ struct HistoryTests {
         #expect(try readDisk(fixture.path, "SELECT city || '/' || age || '/' || notes FROM people WHERE id = 1") == .text("London/36/theirs"))
     }
 
+    @Test func aLargeStepWrittenInBulkAsksLeavesOrOverwritesRecordsChangedSince() throws {
+        let fixture = try Fixture()
+        let container = try fixture.open()
+        _ = try container.bulkSet(table: "people", column: "city", to: .text("X"), where: .compare("id", .greater, .integer(0)))
+        container.history?.flush()
+        try sqlite3(fixture.path, "UPDATE people SET city = 'Theirs' WHERE id = 2; UPDATE people SET notes = 'other field' WHERE id = 3")
+        let step = try #require(try container.history?.nextUndo(table: "people"))
+        let cities = "SELECT group_concat(city, ',') FROM (SELECT city FROM people ORDER BY id)"
+        let asked = try container.write(step, inContextAtMost: 0)
+        #expect(asked.changedSince == [Self.person(2)] && asked.written == 0)
+        #expect(try readDisk(fixture.path, cities) == .text("X,Theirs,X"), "nothing written when asking")
+        let left = try container.write(step, changedSince: .leave, inContextAtMost: 0)
+        #expect(left.written == 2 && left.changedSince == [Self.person(2)])
+        #expect(try readDisk(fixture.path, cities) == .text("London,Theirs,Helsinki"), "a field changed elsewhere that the step does not touch is no obstacle")
+        _ = try container.write(step, changedSince: .overwrite, inContextAtMost: 0)
+        #expect(try readDisk(fixture.path, cities) == .text("London,Arlington,Helsinki"))
+        container.history?.flush()
+        #expect(try container.history?.nextUndo(table: "people") == nil, "the bulk edit counts as undone")
+    }
+
     @Test func aFieldChangedElsewhereThatTheUndoDoesNotTouchIsKept() throws {
         let fixture = try Fixture()
         let container = try fixture.open()
@@ -282,7 +302,8 @@ struct HistoryTests {
         while position > 0 {
             history.flush()
             let step = try #require(try history.nextUndo(table: "people"), "seed \(seed): an undo at \(position)")
-            let outcome = try container.write(step)
+            // In a context, or in bulk (as a large step is): the same file either way.
+            let outcome = try container.write(step, inContextAtMost: random.next(below: 2) == 0 ? 0 : 200)
             position -= 1
             let now = try readDisk(fixture.path, dump)
             #expect(now == states[position], "seed \(seed): after undoing to \(position): \(step.changes) \(outcome)")
@@ -293,7 +314,7 @@ struct HistoryTests {
         while position < states.count - 1 {
             history.flush()
             let step = try #require(try history.nextRedo(table: "people"), "seed \(seed): a redo at \(position)")
-            _ = try container.write(step)
+            _ = try container.write(step, inContextAtMost: random.next(below: 2) == 0 ? 0 : 200)
             position += 1
             #expect(try readDisk(fixture.path, dump) == states[position], "seed \(seed): after redoing to \(position)")
         }

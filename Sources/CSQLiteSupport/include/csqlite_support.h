@@ -16,9 +16,10 @@ static inline int cf_sqlite_no_checkpoint_on_close(sqlite3 *db) {
 
 // SQLite's session extension (see csqlite_support.c), with its handles as opaque pointers.
 
-/// Starts recording every change to the tables of `db`'s main database; `*session` is the
-/// recorder, for `cf_session_changeset` and then `cf_session_end`.
-int cf_session_begin(sqlite3 *db, void **session);
+/// Starts recording every change to the tables of `db`'s main database but those `skipped`
+/// names (a NULL-ended list, kept alive by the caller until `cf_session_end`); `*session` is
+/// the recorder, for `cf_session_changeset` and then `cf_session_end`.
+int cf_session_begin(sqlite3 *db, const char *const *skipped, void **session);
 /// The changes recorded so far as a changeset; `*bytes` is freed with `sqlite3_free`.
 int cf_session_changeset(void *session, int *size, void **bytes);
 /// Stops recording and frees the recorder.

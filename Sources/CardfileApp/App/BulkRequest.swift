@@ -11,6 +11,9 @@ struct BulkRequest: Sendable {
         /// `overwriting`, only over those records, each still holding what it held when the
         /// person chose to overwrite it.
         case apply(BulkChange, overwriting: [ObjectID: [Value]?])
+        /// Alt-U / Alt-R with history kept: a journaled change written back (or again),
+        /// doing as `changedSince` says with records changed since.
+        case history(HistoryStep, changedSince: Container.ChangedSince)
     }
 
     let table: String
@@ -43,6 +46,11 @@ struct BulkRequest: Sendable {
         case .apply(let change, let overwriting):
             let narrowed = overwriting.isEmpty ? change : change.only(overwriting.keys)
             application = try container.apply(narrowed, overwriting: overwriting, progress: progress)
+        case .history(let step, let changedSince):
+            // (Written through a context, record by record: no bulk change to keep.)
+            let written = try container.write(step, changedSince: changedSince)
+            let none = BulkChange(table: table, kind: .delete, columns: [], records: [:])
+            return BulkOutcome(application: BulkApplication(applied: none, changedSince: [:]), reverse: none, written: nil, offered: [:], history: written)
         }
         var written: MarkSet?
         if case .set = work, marks != nil, MarkSet.canName(application.applied.records.keys, in: schema) {
@@ -51,7 +59,7 @@ struct BulkRequest: Sendable {
         }
         // What can be overwritten of what changed since: not a record a `:set` lost.
         let offered = application.applied.kind == .delete ? application.changedSince : application.changedSince.filter { $0.value != nil }
-        return BulkOutcome(application: application, reverse: application.applied.reversed, written: written, offered: offered)
+        return BulkOutcome(application: application, reverse: application.applied.reversed, written: written, offered: offered, history: nil)
     }
 }
 
@@ -65,6 +73,8 @@ struct BulkOutcome: Sendable {
     let written: MarkSet?
     /// The records changed since that can be overwritten, with what they hold now.
     let offered: [ObjectID: [Value]?]
+    /// For ``BulkRequest/Work/history(_:changedSince:)``: what the history's write did.
+    let history: Container.HistoryWrite?
 }
 
 /// The bulk edit running now.

@@ -8,7 +8,7 @@ import Foundation
 /// and overwritten only when the person says so).
 extension CardfileApp {
     /// Why a bulk edit cannot be made in `list`; nil when it can.
-    private func bulkRefusal(_ list: ListScreen) -> String? {
+    func bulkRefusal(_ list: ListScreen) -> String? {
         if let query = list.query { return Self.refusal(.update, inResultOf: query) ?? Self.refusal(.delete, inResultOf: query) }
         if picking != nil { return "Picking a record: Enter chooses it, Esc goes back without changing the field." }
         if let readOnlyReason { return "Read-only: \(readOnlyReason)." }
@@ -141,6 +141,9 @@ extension CardfileApp {
         // The marks it was made on, unless they were changed meanwhile.
         let marksList = request.marks.flatMap { marks in screens.lists.first { $0.marks.id == marks.id && $0.marks.rulesVersion == marks.version } }
         switch (request.work, result) {
+        case (.history(let step, let changedSince), _):
+            finishHistory(step, changedSince: changedSince, table: request.table, result.map { $0.history ?? Container.HistoryWrite() },
+                          news: news, now: now)
         case (.set(let column, let value, _), .success(let outcome)):
             let done = outcome.application
             bulkHistory.record(undo: outcome.reverse)
@@ -181,6 +184,7 @@ extension CardfileApp {
             switch work {
             case .set: show(error.message(notDone: "Not set"), role: .error, now: now)
             case .delete: show(error.message(notDone: "Not deleted"), role: .error, now: now)
+            case .history: break
             case .apply(let change, let overwriting):
                 // Nothing was written: the change can be tried again.
                 if overwriting.isEmpty {

@@ -142,7 +142,11 @@ extension CardfileApp {
         case .frequencyTable:
             countValuesOfFocusedColumn(of: list, now: now)
         case .undo, .redo:
-            replayBulkChange(in: list, redo: action == .redo, now: now)
+            if container.history != nil {
+                replayHistory(in: list, redo: action == .redo, now: now)
+            } else {
+                replayBulkChange(in: list, redo: action == .redo, now: now)
+            }
         case .open:
             openSelected(now: now)
         case .add:

@@ -70,6 +70,29 @@ extension CardfileApp {
             default: break
             }
             self.overlay = .schema(panel)
+        case .history(var panel):
+            let area = mainArea
+            let page = panel.visibleRows(in: area)
+            switch action {
+            case .down?: panel.move(by: 1, in: area)
+            case .up?: panel.move(by: -1, in: area)
+            case .pageDown?: panel.move(by: page, in: area)
+            case .pageUp?: panel.move(by: -page, in: area)
+            case .first?: panel.move(by: -panel.selected, in: area)
+            case .last?: panel.move(by: panel.rowCount, in: area)
+            case .open?:
+                self.overlay = nil
+                restore(panel, now: now)
+                return []
+            case .leave?:
+                self.overlay = nil
+                return []
+            case .quit?:
+                self.overlay = nil
+                return quit(force: false, now: now)
+            default: break
+            }
+            self.overlay = .history(panel)
         case .frequencies(var panel):
             let area = mainArea
             let page = panel.visibleRows(in: area)
@@ -193,8 +216,8 @@ extension CardfileApp {
     func helpKeyMap(over covered: Overlay?) -> KeyMap<AppAction> {
         let opened: [KeyMap<AppAction>] = switch screens.top {
         case .tables: [KeyMaps.tablesFilter, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.schema]
-        case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.frequencies, KeyMaps.schema]
-        case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict]
+        case .list, .picker: [KeyMaps.filter, KeyMaps.find, KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.reading, KeyMaps.frequencies, KeyMaps.schema, KeyMaps.history]
+        case .form: [KeyMaps.commandLine, KeyMaps.dialog, KeyMaps.conflict, KeyMaps.history]
         case .sql: [KeyMaps.dialog]
         }
         // (The help's own keys too: it scrolls.)

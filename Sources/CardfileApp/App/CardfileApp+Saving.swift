@@ -120,6 +120,8 @@ extension CardfileApp {
         case .bulk(let request):
             guard button == 0 else { return [] }
             run(request, now: now)
+        case .historyChangedSince(let step, let table):
+            answerHistoryChangedSince(step, table: table, button: button, now: now)
         case .createIndex(let table, let column):
             if button == 0 { createIndex(on: column, of: table, now: now) }
         case .sqlWrite(let statement):
@@ -223,6 +225,14 @@ extension CardfileApp {
             askToDeleteMarked(now: now)
         case .schema:
             describeSchema(now: now)
+        case .history:
+            showHistory(now: now)
+        case .undo(let redo):
+            guard let list, form == nil else {
+                show("Undo and redo of saved changes are in a table's list (Alt-U, Alt-R); in a form they undo edits.", role: .warning, now: now)
+                return []
+            }
+            if container.history != nil { replayHistory(in: list, redo: redo, now: now) } else { replayBulkChange(in: list, redo: redo, now: now) }
         case .sql:
             openSQL(now: now)
         case .index:

@@ -53,6 +53,10 @@ extension CardfileApp {
             panel.render(in: main, buffer: &buffer)
             drawMessage(notice?.text ?? "↑ ↓ choose a table · Enter opens it · PgUp PgDn scroll · Esc closes", role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)
             return nil
+        case .history(let panel)?:
+            panel.render(in: main, buffer: &buffer)
+            drawMessage(notice?.text ?? "↑ ↓ choose a version · End the oldest · Enter puts it in the form · Esc closes", role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)
+            return nil
         case .frequencies(let panel)?:
             panel.render(in: main, buffer: &buffer)
             drawMessage(notice?.text ?? "↑ ↓ choose a value · Enter filters the list to it · Esc goes back", role: notice?.role ?? .muted, in: messageLine, buffer: &buffer)

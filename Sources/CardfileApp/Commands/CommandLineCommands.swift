@@ -42,6 +42,10 @@ enum CommandLineCommands {
         case deleteMarked
         /// `:schema`: the table's columns, keys, constraints, indexes, triggers and size.
         case schema
+        /// `:history`: the selected record's versions.
+        case history
+        /// `:undo` (or `:redo`): the table's last saved change, as Alt-U (Alt-R).
+        case undo(redo: Bool)
         /// `:sql`: the SQL screen.
         case sql
         /// `:index`: an index on the column the list is sorted or filtered by (or the focused one).
@@ -87,6 +91,9 @@ enum CommandLineCommands {
         Command(["unselect"], ":unselect [FILTER]", "unmark the records matching FILTER (alone: every mark)"),
         Command(["set"], ":set COLUMN = VALUE", "write VALUE (a number, 'text' or NULL) to COLUMN of the marked records, or the selected one (Alt-U undoes it)"),
         Command(["delete"], ":delete", "delete the marked records, or the selected one (asks first; Alt-U brings them back)"),
+        Command(["history"], ":history", "the selected record's saved versions, newest first, kept across runs; Enter puts one in its form"),
+        Command(["undo"], ":undo", "undo the table's last saved change (Alt-U), whatever made it, even after a restart"),
+        Command(["redo"], ":redo", "write again what the last :undo undid (Alt-R)"),
         Command(["schema"], ":schema", "describe the table: columns, keys, constraints, indexes, triggers, rows and size"),
         Command(["index"], ":index", "make an index on the column the status bar names (or the focused one), asking first"),
         Command(["sql"], ":sql", "the SQL screen (Q): run a statement; a result opens as a list, editable when its rows are one table's records"),
@@ -136,6 +143,9 @@ enum CommandLineCommands {
             return words.count == 1 ? .index : .problem(":index takes nothing after it: it indexes the column the status bar names, or the focused one.")
         case "sql":
             return words.count == 1 ? .sql : .problem(":sql takes nothing after it: it opens the SQL screen, where the statement is typed.")
+        case "history", "undo", "redo":
+            guard words.count == 1 else { return .problem(":\(name) takes nothing after it.") }
+            return name == "history" ? .history : .undo(redo: name == "redo")
         case "schema":
             return words.count == 1 ? .schema : .problem(":schema takes nothing after it: it describes the list's table (or the one selected).")
         case "delete":

@@ -45,7 +45,7 @@ public enum KeyMaps {
         KeyBinding([.char("F")], .frequencyTable, help: "This column's frequency table (of the marked records when there are marks)", section: "List"),
         KeyBinding([.char("I")], .describeColumn, help: "This column's statistics (of the marked records when there are marks)", section: "List"),
         KeyBinding([.char(" ")], .toggleMark, help: "Mark or unmark the record and go down (:select marks many)", section: "List"),
-        KeyBinding([.alt("u")], .undo, help: "Undo the table's last bulk change (:set, :delete)", section: "List"),
+        KeyBinding([.alt("u")], .undo, help: "Undo the table's last saved change (form, :set, import…), even after a restart", section: "List"),
         KeyBinding([.alt("r")], .redo, help: "Redo: put back what the last Alt-U changed", section: "List"),
         KeyBinding([.char("{")], .addSortAscending, help: "Add this column as the next sort key, ascending", section: "List"),
         KeyBinding([.char("}")], .addSortDescending, help: "Add this column as the next sort key, descending", section: "List"),
@@ -170,6 +170,18 @@ public enum KeyMaps {
         KeyBinding([KeyEvent(.escape), .char("q")], .leave, help: "Back to the list", section: "Frequency table"),
     ] + anywhere)
 
+    /// A record's saved versions (`:history`).
+    public static let history = KeyMap<AppAction>([
+        KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Newer version", section: "History"),
+        KeyBinding([KeyEvent(.down), .char("j")], .down, help: "Older version", section: "History"),
+        KeyBinding([KeyEvent(.pageUp)], .pageUp, help: "A page of newer versions", section: "History"),
+        KeyBinding([KeyEvent(.pageDown)], .pageDown, help: "A page of older versions", section: "History"),
+        KeyBinding([KeyEvent(.home), .char("g")], .first, help: "The newest version", section: "History"),
+        KeyBinding([KeyEvent(.end), .char("G")], .last, help: "The oldest: the record as first seen", section: "History"),
+        KeyBinding([KeyEvent(.enter)], .open, help: "Put the version's values in the record's form as edits (Ctrl-S saves them)", section: "History"),
+        KeyBinding([KeyEvent(.escape), .char("q")], .leave, help: "Close", section: "History"),
+    ] + anywhere)
+
     /// A table's schema (`:schema`).
     public static let schema = KeyMap<AppAction>([
         KeyBinding([KeyEvent(.up), .char("k")], .up, help: "Previous line naming a table", section: "Schema"),
@@ -214,7 +226,7 @@ public enum KeyMaps {
     /// Every map with its title, for the README and `cardfile keys`.
     public static let all: [(title: String, map: KeyMap<AppAction>)] = [
         ("Tables", tables), ("List", list), ("Form", form), ("Conflict", conflict), ("SQL", sql),
-        ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading), ("Frequency table", frequencies), ("Schema", schema),
+        ("Filter prompt", filter), ("Tables filter prompt", tablesFilter), ("Find prompt", find), ("Command line", commandLine), ("Questions", dialog), ("Help and reports", reading), ("Frequency table", frequencies), ("Schema", schema), ("History", history),
     ]
 
     /// The README's key tables: one Markdown table per screen, then the `:` commands.

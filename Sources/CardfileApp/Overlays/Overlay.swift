@@ -21,6 +21,8 @@ indirect enum Overlay {
     case frequencies(FrequencyPanel)
     /// A table's schema (`:schema`).
     case schema(SchemaPanel)
+    /// A record's saved versions (`:history`).
+    case history(HistoryPanel)
 
     /// The keys this overlay answers to.
     var keyMap: KeyMap<AppAction> {
@@ -33,6 +35,7 @@ indirect enum Overlay {
         case .conflict: KeyMaps.conflict
         case .frequencies: KeyMaps.frequencies
         case .schema: KeyMaps.schema
+        case .history: KeyMaps.history
         }
     }
 }

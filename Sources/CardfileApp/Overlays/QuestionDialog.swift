@@ -24,6 +24,8 @@ enum Question {
     case bulk(BulkRequest)
     /// A write typed on the SQL screen, counted and not yet run.
     case sqlWrite(SQLStatement)
+    /// Records changed since the change Alt-U / Alt-R writes back: overwrite, leave, or nothing.
+    case historyChangedSince(HistoryStep, table: String)
     /// `:index` on this column.
     case createIndex(table: String, column: String)
 }

@@ -22,6 +22,9 @@ public struct BulkChange: Hashable, Sendable {
         case set(column: String, value: Value)
         /// Records deleted (`:delete`): ``columns`` are every column an insert can write.
         case delete
+        /// A journaled change written back (or again) by `:undo` / Alt-R: whole rows (records
+        /// added or deleted) or the fields an update changed.
+        case history(wholeRows: Bool)
     }
 
     public let table: String

@@ -14,7 +14,7 @@ extension Container {
     /// Records read between progress reports.
     private static let progressStep = 5_000
     /// Keys bound per statement when records are read back by key.
-    private static let keyChunk = 500
+    static let keyChunk = 500
     /// Beyond this many records, a bulk edit's commit names its table as invalidated rather
     /// than each record (see ``WriteAnnotation/invalidated``). 100,000 names cost the UI's
     /// loop 120–170 ms to take in (the benchmark's `:set` and Alt-U stalls), above its 50 ms.
@@ -151,6 +151,13 @@ extension Container {
     ///   parent has gone since, a key taken since): nothing is written.
     public func apply(_ change: BulkChange, overwriting: [ObjectID: [Value]?] = [:],
                       namingAtMost naming: Int = recordsNamedAtMost, progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkApplication {
+        try apply(change, overwriting: overwriting, namingAtMost: naming, history: nil, progress: progress)
+    }
+
+    /// ``apply(_:overwriting:namingAtMost:progress:)``, journaled as `history` says (an undo
+    /// or redo from the history) rather than as a bulk edit.
+    func apply(_ change: BulkChange, overwriting: [ObjectID: [Value]?] = [:], namingAtMost naming: Int = recordsNamedAtMost,
+               history: HistoryNote?, progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkApplication {
         let entity = try bulkEntity(change.table)
         let schema = entity.table
         var fields: [Int] = []
@@ -171,6 +178,7 @@ extension Container {
         let delete = "DELETE FROM \(schema.quotedName) WHERE \(schema.keyMatchSQL)"
         let ids = Array(change.records.keys)
         return try bulkWrite(entity: entity) { db, note in
+            note.history = history
             // (Undone until the commit, by SQLite: a child may come back before its parent.)
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
             var now: [ObjectID: [Value]] = [:]
@@ -188,7 +196,7 @@ extension Container {
             let named = change.count <= naming
             if !named { note.invalidated.insert(schema.name) }
             let statements = (update: try db.makeStatement(sql: update), insert: try db.makeStatement(sql: insert), delete: try db.makeStatement(sql: delete))
-            let isWholeRows = change.kind == .delete
+            let isWholeRows = change.kind == .delete || change.kind == .history(wholeRows: true)
             var visited = 0
             for (id, sides) in change.records {
                 visited += 1
@@ -257,7 +265,7 @@ extension Container {
 
     /// The values of `columns` of each row matching `condition`, by record, in the table's
     /// key order of reading.
-    private static func readValues(_ db: Database, schema: TableSchema, columns: [String], where condition: (sql: String, arguments: [Value]),
+    static func readValues(_ db: Database, schema: TableSchema, columns: [String], where condition: (sql: String, arguments: [Value]),
                                    progress: (Int) -> Void = { _ in }) throws -> [(id: ObjectID, values: [Value])] {
         let keys = schema.primaryKey.keyExpressions
         let sql = "SELECT \((keys + columns.map(\.quotedIdentifier)).joined(separator: ", ")) FROM \(schema.quotedName) WHERE \(condition.sql)"

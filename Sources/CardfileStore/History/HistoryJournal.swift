@@ -102,6 +102,13 @@ public final class HistoryJournal: @unchecked Sendable {
         }
     }
 
+    /// Marks a step's entries undone (or, for a redo, done again) without a write of its own:
+    /// what a person chose in a form instead (see the app's conflict path for `:undo`).
+    public func markWritten(_ step: HistoryStep) {
+        let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
+        append(changes: [], note: note, time: Date(), evenIfEmpty: true)
+    }
+
     /// Journals changes the caller names itself (another program's, merged into a record).
     func append(changes: [RecordedChange], note: HistoryNote, time: Date, evenIfEmpty: Bool = false) {
         guard !changes.isEmpty || evenIfEmpty else { return }
@@ -126,9 +133,9 @@ public final class HistoryJournal: @unchecked Sendable {
                                 note.undoing.isEmpty ? nil : note.undoing.map(String.init).joined(separator: ","),
                                 complete, recordCount, bytes, Self.tablesText(tables)])
                 let entry = db.lastInsertedRowID
-                let record = try db.makeStatement(sql: "INSERT INTO record(entry, seq, tbl, rkey, op) VALUES (?, ?, ?, ?, ?)")
-                let key = try db.makeStatement(sql: "INSERT INTO keyvalue(entry, seq, k, value) VALUES (?, ?, ?, ?)")
-                let field = try db.makeStatement(sql: "INSERT INTO field(entry, seq, pos, name, hasold, old, hasnew, new) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+                let record = try db.cachedStatement(sql: "INSERT INTO record(entry, seq, tbl, rkey, op) VALUES (?, ?, ?, ?, ?)")
+                let key = try db.cachedStatement(sql: "INSERT INTO keyvalue(entry, seq, k, value) VALUES (?, ?, ?, ?)")
+                let field = try db.cachedStatement(sql: "INSERT INTO field(entry, seq, pos, name, hasold, old, hasnew, new) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
                 for (seq, change) in kept.enumerated() {
                     let values = change.id.primaryKeyValues ?? []
                     try record.execute(arguments: [entry, seq, change.id.table, Self.keyText(values), change.kind.rawValue])
@@ -276,9 +283,27 @@ public final class HistoryJournal: @unchecked Sendable {
                      recordCount: row[3], isComplete: row[4])
     }
 
+    /// Every record change of an entry, read in three statements (an entry of a bulk edit or
+    /// an import holds tens of thousands).
     private static func changes(_ db: Database, of entry: HistoryEntry) throws -> [RecordedChange] {
-        try Row.fetchAll(db, sql: "SELECT seq, tbl, op FROM record WHERE entry = ? ORDER BY seq", arguments: [entry.id]).map { row in
-            try change(db, entry: entry.id, seq: row[0], table: row[1], kind: row[2])
+        let records = try Row.fetchAll(db, sql: "SELECT seq, tbl, op FROM record WHERE entry = ? ORDER BY seq", arguments: [entry.id])
+        var keys = Array(repeating: [Value](), count: records.count)
+        var fields = Array(repeating: [RecordedChange.Field](), count: records.count)
+        let keyRows = try Row.fetchCursor(db, sql: "SELECT seq, value FROM keyvalue WHERE entry = ? ORDER BY seq, k", arguments: [entry.id])
+        while let row = try keyRows.next() {
+            let seq: Int = row[0]
+            if keys.indices.contains(seq) { keys[seq].append(Value(row[1] as DatabaseValue)) }
+        }
+        let fieldRows = try Row.fetchCursor(db, sql: "SELECT seq, name, hasold, old, hasnew, new FROM field WHERE entry = ? ORDER BY seq, pos",
+                                            arguments: [entry.id])
+        while let row = try fieldRows.next() {
+            let seq: Int = row[0]
+            guard fields.indices.contains(seq) else { continue }
+            fields[seq].append(RecordedChange.Field(name: row[1], old: (row[2] as Bool) ? Value(row[3] as DatabaseValue) : nil,
+                                                    new: (row[4] as Bool) ? Value(row[5] as DatabaseValue) : nil))
+        }
+        return records.enumerated().map { index, row in
+            RecordedChange(id: ObjectID(table: row[1], primaryKey: keys[index]), kind: RecordedChange.Kind(rawValue: row[2]) ?? .update, fields: fields[index])
         }
     }
 

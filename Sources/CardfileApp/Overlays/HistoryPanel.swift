@@ -1,0 +1,128 @@
+import CardfileStore
+import CardfileTerminal
+import Foundation
+
+/// A record's saved versions (`:history`), newest first, then the record as first seen: each
+/// with its time, what made it, and the fields it changed, old → new. ↑ ↓ choose one, End
+/// goes to the oldest, Enter puts its values in the record's form as edits.
+struct HistoryPanel {
+    let id: ObjectID
+    /// `people 3`.
+    let title: String
+    /// Newest first.
+    let versions: [RecordVersion]
+    var selected = 0
+    var scroll = 0
+    /// Formats each version's time.
+    let timeText: (Date) -> String
+
+    init(id: ObjectID, title: String, versions: [RecordVersion], timeText: @escaping (Date) -> String) {
+        self.id = id
+        self.title = title
+        self.versions = versions
+        self.timeText = timeText
+    }
+
+    /// The rows: each version, then the record as it was before the oldest one kept.
+    var rowCount: Int { versions.count + 1 }
+
+    /// Whether the chosen row is the record as first seen (before every version kept).
+    var isFirstSeen: Bool { selected == versions.count }
+
+    /// The record's values at the chosen row, field by field, for the fields any version
+    /// changed (the others are not known, and stay as they are); nil when the record did not
+    /// exist then (the version deleted it, or it was added by the oldest one).
+    func values(at row: Int) -> [String: Value]? {
+        if row < versions.count, versions[row].change.kind == .delete { return nil }
+        if row == versions.count, versions.last?.change.kind == .insert { return nil }
+        var names: [String] = []
+        for version in versions.reversed() {
+            for field in version.change.fields where !names.contains(field.name) { names.append(field.name) }
+        }
+        var values: [String: Value] = [:]
+        for name in names {
+            // The newest change at or before the row that set it…
+            if row < versions.count, let set = versions[row...].lazy.compactMap({ $0.change.fields.first { $0.name == name } }).first {
+                if let new = set.new { values[name] = new }
+                continue
+            }
+            // …else what the oldest change after the row found in it.
+            if let found = versions[..<row].reversed().lazy.compactMap({ $0.change.fields.first { $0.name == name } }).first, let old = found.old {
+                values[name] = old
+            }
+        }
+        return values
+    }
+
+    func frame(in area: Rect) -> Rect {
+        let width = min(max(40, area.width - 8), area.width)
+        let height = min(rowCount + 4, area.height)
+        return area.centered(Size(width: width, height: height))
+    }
+
+    func visibleRows(in area: Rect) -> Int { max(1, frame(in: area).height - 4) }
+
+    mutating func move(by rows: Int, in area: Rect) {
+        selected = min(rowCount - 1, max(0, selected + rows))
+        let visible = visibleRows(in: area)
+        if selected < scroll { scroll = selected }
+        if selected >= scroll + visible { scroll = selected - visible + 1 }
+    }
+
+    /// One row's text: `12:04:31  form    city: London → Paris; age: 36 → 37`.
+    func text(of row: Int) -> (when: String, what: String, fields: String) {
+        guard row < versions.count else {
+            let values = self.values(at: row)
+            let fields = values.map { values in
+                values.sorted { $0.key < $1.key }.map { "\($0.key): \(Self.shown($0.value))" }.joined(separator: "; ")
+            } ?? "not yet added"
+            return ("", "as first seen", fields)
+        }
+        let version = versions[row]
+        let change = version.change
+        let fields: String = switch change.kind {
+        case .update: change.fields.map { "\($0.name): \(Self.shown($0.old ?? .null)) → \(Self.shown($0.new ?? .null))" }.joined(separator: "; ")
+        case .insert: "added: " + change.fields.map { "\($0.name): \(Self.shown($0.new ?? .null))" }.joined(separator: "; ")
+        case .delete: "deleted"
+        }
+        return (timeText(version.entry.time), version.entry.source.words, fields)
+    }
+
+    private static func shown(_ value: Value) -> String {
+        if value == .text("") { return "“”" }
+        return TerminalText.visible(ValueText.cell(value))
+    }
+
+    func render(in area: Rect, buffer: inout Buffer) {
+        let area = area.intersection(buffer.area)
+        let box = frame(in: area)
+        let count = "\(ValueText.count(versions.count)) version\(versions.count == 1 ? "" : "s") kept"
+        let inner = Block(title: "History of \(title): \(count)").render(in: box, buffer: &buffer)
+        guard inner.height > 0, inner.width > 4 else { return }
+        let surface = Style(foreground: .text, background: .surface)
+        let rows = (0..<rowCount).map(text(of:))
+        let whenWidth = min(19, rows.map(\.when.displayWidth).max() ?? 0)
+        let whatWidth = min(17, rows.map(\.what.displayWidth).max() ?? 0)
+        let shown = max(0, inner.height - 2)
+        for offset in 0..<min(shown, max(0, rowCount - scroll)) {
+            let row = scroll + offset
+            let isSelected = row == selected
+            let style = isSelected ? Style(foreground: .text, background: .selection, attributes: [.bold]) : surface
+            let muted = Style(foreground: .muted, background: style.background, attributes: style.attributes)
+            let y = inner.y + offset
+            for x in inner.x..<(inner.x + inner.width) { buffer.set(Cell(text: " ", style: style), x: x, y: y) }
+            var x = inner.x + 1
+            x += buffer.write(isSelected ? "›" : " ", x: x, y: y, maxWidth: 1, style: style) + 1
+            let (when, what, fields) = rows[row]
+            _ = buffer.write(when, x: x, y: y, maxWidth: whenWidth, style: muted)
+            x += whenWidth + (whenWidth > 0 ? 2 : 0)
+            _ = buffer.write(what, x: x, y: y, maxWidth: whatWidth, style: style)
+            x += whatWidth + 2
+            _ = buffer.write(fields, x: x, y: y, maxWidth: max(0, inner.x + inner.width - x - 1), style: style)
+        }
+        let footer = versions.isEmpty
+            ? "No saved change of this record is kept yet."
+            : "Enter puts the chosen version's values in the form; Ctrl-S saves them."
+        _ = buffer.write(footer, x: inner.x + 1, y: inner.y + inner.height - 1, maxWidth: max(0, inner.width - 2), style: Style(foreground: .muted, background: .surface))
+    }
+}
