@@ -26,7 +26,7 @@ struct HistoryBenchmark {
         // Blocks of 100 alternate, so both meet the same machine conditions.
         func save(_ container: Container, _ index: Int) throws {
             let editor = container.editorContext(parent: container.viewContext)
-            try editor.update(ids[index % 100], values: ["price": .real(Double(index % 10_000) / 7)])
+            try editor.update(ids[index % 100], values: ["price": .real(Double(index) / 7)])
             try editor.save()
             try container.viewContext.save()
         }
@@ -43,7 +43,7 @@ struct HistoryBenchmark {
             with += try Measure.samples(100) { try save(journaled, block * 100 + $0) }
             // The same, waiting until the journal has written the entry too.
             withWritten += try Measure.samples(100) {
-                try save(journaled, block * 100 + $0)
+                try save(journaled, 500_000 + block * 100 + $0)
                 journal.flush()
             }
         }
@@ -52,6 +52,9 @@ struct HistoryBenchmark {
         table.add("form save with history p50 / p99", "\(duration(b.p50)) / \(duration(b.p99))")
         table.add("  with / without at p50", String(format: "%.2f", b.p50 / a.p50), goal: "≤ 1.20")
         table.add("  … waiting for the journal's write too, p50 (ratio)", "\(duration(c.p50)) (\(String(format: "%.2f", c.p50 / a.p50)))")
+
+        table.print()
+        table = ResultTable("History journal: a bulk edit and its undo (\(rows.formatted()) rows)")
 
         // A bulk edit of one category (an eighth of the rows), recorded; then undone from the journal.
         let condition = Predicate.compare("category", .equal, .text("books"))
@@ -63,8 +66,9 @@ struct HistoryBenchmark {
         table.add("  the journal's write of it (its own queue)", duration(written))
         var step: HistoryStep?
         let read = try Measure.time { step = try journal.nextUndo(table: "items") }
+        guard let step else { throw CocoaError(.fileReadUnknown) }
         var undone = 0
-        let undo = try Measure.time { undone = try journaled.write(step!).written }
+        let undo = try Measure.time { undone = try journaled.write(step).written }
         table.add("Alt-U of it: read from the journal / written back (\(undone.formatted()) records)", "\(duration(read)) / \(duration(undo))")
         table.print()
         try? FileManager.default.removeItem(atPath: state)

@@ -115,6 +115,8 @@ extension Cardfile {
             defer {
                 backend.shutdown()
                 container.removeQueryResults()
+                // The journal writes its last entries before the process ends.
+                container.history?.flush()
             }
             let clock = SystemClock()
             let handle = WakeHandle(backend)
@@ -305,7 +307,10 @@ extension Cardfile {
                 }
             }
             interrupt.resume()
-            defer { interrupt.cancel() }
+            defer {
+                interrupt.cancel()
+                container.history?.flush()
+            }
             let showProgress = isatty(2) != 0
             let summary: ImportSummary
             do {

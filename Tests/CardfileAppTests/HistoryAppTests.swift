@@ -20,9 +20,11 @@ struct HistoryAppTests {
             first = try AppHarness(history: HistorySettings(folder: state.file("history")))
         }
 
-        /// Another run of the editor on the same file (the first is left alone from now).
+        /// Another run of the editor on the same file (the first has quit: its journal has
+        /// written what it had, as the program's exit makes it).
         func again() throws -> AppHarness {
-            try AppHarness(history: HistorySettings(folder: state.file("history")), reopening: first.path)
+            first.container.history?.flush()
+            return try AppHarness(history: HistorySettings(folder: state.file("history")), reopening: first.path)
         }
     }
 

@@ -159,13 +159,9 @@ extension CardfileApp {
     static func historyGap(_ table: TableSchema) -> String? {
         if table.isView { return "a view's changes are kept under its tables" }
         switch table.primaryKey {
-        case .implicitRowid, .unidentifiable: return "it has no declared primary key, and SQLite's session extension records only tables that do"
-        default: break
+        case .implicitRowid, .unidentifiable: return "it has no declared primary key, and the history names records by their key"
+        default: return nil
         }
-        if table.columns.contains(where: { $0.generation != .none }) {
-            return "it has generated columns, which this SQLite's session extension (3.40) cannot record"
-        }
-        return nil
     }
 
     /// Enter in `:history`: the chosen version's values in the record's form, as edits.

@@ -22,15 +22,13 @@ final class StoreCore: Sendable {
     let checkpointer: Checkpointer?
     let journalMode: JournalMode
     /// The schema and an entity for each table, swapped whole by ``reloadSchema()``.
-    private let described: Locked<(schema: DatabaseSchema, entities: [String: Entity], version: Int?, skipped: SkippedTables)>
+    private let described: Locked<(schema: DatabaseSchema, entities: [String: Entity], version: Int?)>
     private let descriptions: [String: EntityDescription]
     /// The results of queries open on the SQL screen, by name (see ``Container/openQuery(_:)``).
     private let queryEntities = Locked<[String: Entity]>([:])
     /// Where results are kept, made when the first query runs.
     private let resultStore = Locked<ResultStore?>(nil)
     private let commitObserver: CommitObserver?
-    /// What sessions leave out, for the schema as last read (see ``SkippedTables``).
-    private var skippedTables: SkippedTables { described.value.skipped }
     /// Names an import's journal group apart from another run's.
     private let startTime = Int(Date().timeIntervalSince1970)
     private let counters = Locked((tempID: UInt64(0), context: UInt64(0), insert: UInt64(0)))
@@ -61,7 +59,7 @@ final class StoreCore: Sendable {
             throw StoreError.noSuchTable(described[name]!.table)
         }
         self.descriptions = described
-        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:]), nil, SkippedTables(schema: schema)))
+        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:]), nil))
         // What SQLite opens: the path, or the URI of an immutable snapshot.
         monitor = try ExternalChangeMonitor(path: openPath ?? path, writer: writer, gate: writeGate)
         if let writer {
@@ -125,7 +123,7 @@ final class StoreCore: Sendable {
             let kept = descriptions.filter { schema.table(named: $0.key) != nil }
             var entities = described.entities
             for (name, entity) in try Self.entities(of: schema, descriptions: kept, reusing: described.entities) { entities[name] = entity }
-            described = (schema, entities, version, SkippedTables(schema: schema))
+            described = (schema, entities, version)
         }
         return version
     }
@@ -228,22 +226,22 @@ final class StoreCore: Sendable {
                 if busyTimeout != nil { sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(defaultBusyTimeout)) }
             }
             var result: T?
-            var recorded: (changeset: Data, note: HistoryNote, schema: DatabaseSchema)?
+            var recorded: (changes: CapturedChanges, note: HistoryNote, schema: DatabaseSchema)?
             try db.inTransaction(.immediate) {
                 commitObserver.bulkTables = bulkTables
                 var note = WriteAnnotation(origin: origin)
                 // (Begun inside the transaction: what it records is exactly what commits.)
-                let session = journal != nil ? SessionRecorder(db, skipping: skippedTables) : nil
-                defer { session?.end() }
+                let recorder = journal.flatMap { ChangeRecorder(db, limit: $0.settings.capacity) }
+                defer { recorder?.end() }
                 result = try body(db, &note)
-                if let session, let changeset = session.changeset(), !changeset.isEmpty || note.history?.undoing.isEmpty == false {
-                    recorded = (changeset, historyNote(for: note), schema)
+                if let recorder, let changes = recorder.captured() ?? (note.history?.undoing.isEmpty == false ? CapturedChanges(bytes: Data(), overflowed: false, failed: false) : nil) {
+                    recorded = (changes, historyNote(for: note), schema)
                 }
                 commitObserver.annotation = note
                 return .commit
             }
             if let journal, let recorded {
-                journal.append(changeset: recorded.changeset, schema: recorded.schema, note: recorded.note, time: Date())
+                journal.append(recorded.changes, schema: recorded.schema, note: recorded.note, time: Date())
             }
             return result!
         }

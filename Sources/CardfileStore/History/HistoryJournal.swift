@@ -19,13 +19,14 @@ public struct HistorySettings: Hashable, Sendable {
 }
 
 /// The saves made to one database file, kept outside it: each write transaction's changes
-/// (recorded by SQLite's session extension), with its time and what made it.
+/// (recorded by SQLite's pre-update hook, see ``ChangeRecorder``), with its time and what made it.
 ///
 /// The journal is a SQLite file of its own, named by the database file's identity (device and
 /// inode), so a database moved keeps its history and another file put at its path starts
 /// afresh. Entries are written on a queue of the journal's own, after the write they record
-/// has committed: a save waits only for the recording, never for the journal's disk. Reads go
-/// through the same queue, so they see every entry of a save that returned.
+/// has committed (gathered for a moment, so a burst is one commit): a save waits only for the
+/// recording, never for the journal's disk. Reads and ``flush()`` write what waits first, so
+/// they see every entry of a save that returned.
 public final class HistoryJournal: @unchecked Sendable {
     public let settings: HistorySettings
     /// The journal's file.
@@ -85,21 +86,25 @@ public final class HistoryJournal: @unchecked Sendable {
     public func takeProblem() -> String? { problem.withLock { value in defer { value = nil }; return value } }
 
     /// Waits until every entry handed over so far is written.
-    public func flush() { queue.sync {} }
+    public func flush() { queue.sync { drain() } }
 
     // MARK: - Writing
 
-    /// Journals a committed write's changeset, decoded by `schema` (on the journal's queue).
-    func append(changeset: Data, schema: DatabaseSchema, note: HistoryNote, time: Date) {
-        queue.async { [self] in
-            let limit = settings.capacity / 4
-            guard changeset.count <= limit else {
-                let (count, tables) = ChangesetDecoder.count(changeset)
-                return write(note: note, time: time, changes: [], recordCount: count, tables: tables, complete: false)
-            }
-            let (changes, complete) = ChangesetDecoder.decode(changeset, schema: schema)
-            write(note: note, time: time, changes: changes, recordCount: changes.count, tables: Set(changes.map(\.id.table)), complete: complete)
-        }
+    /// An entry waiting for the journal's queue: captured bytes to decode, or changes named.
+    private struct Pending {
+        var captured: CapturedChanges?
+        var schema: DatabaseSchema?
+        var changes: [RecordedChange]
+        var note: HistoryNote
+        var time: Date
+    }
+
+    /// Entries handed over and not yet written, oldest first.
+    private let pending = Locked<[Pending]>([])
+
+    /// Journals a committed write's changes, decoded by `schema` (on the journal's queue).
+    func append(_ captured: CapturedChanges, schema: DatabaseSchema, note: HistoryNote, time: Date) {
+        enqueue(Pending(captured: captured, schema: schema, changes: [], note: note, time: time))
     }
 
     /// Marks a step's entries undone (or, for a redo, done again) without a write of its own:
@@ -112,55 +117,96 @@ public final class HistoryJournal: @unchecked Sendable {
     /// Journals changes the caller names itself (another program's, merged into a record).
     func append(changes: [RecordedChange], note: HistoryNote, time: Date, evenIfEmpty: Bool = false) {
         guard !changes.isEmpty || evenIfEmpty else { return }
-        queue.async { [self] in
-            write(note: note, time: time, changes: changes, recordCount: changes.count, tables: Set(changes.map(\.id.table)), complete: true)
+        enqueue(Pending(captured: nil, schema: nil, changes: changes, note: note, time: time))
+    }
+
+    /// Hands an entry to the queue. Entries that wait while the queue writes are written
+    /// together, in one transaction: a burst of saves costs one commit of the journal, not one
+    /// each (each was 0.2 ms on the second core, slowing the saves themselves).
+    private func enqueue(_ entry: Pending) {
+        let first = pending.withLock { waiting in
+            waiting.append(entry)
+            return waiting.count == 1
+        }
+        guard first else { return }
+        queue.asyncAfter(deadline: .now() + Self.gathering) { [self] in drain() }
+    }
+
+    /// How long the first entry of a burst waits for others to be written with it. (A save a
+    /// hundred microseconds after the last made the journal commit each time, competing with
+    /// the saves on a two-core machine: 1.4 times a save without history, 1.2 with this.)
+    private static let gathering: DispatchTimeInterval = .milliseconds(20)
+
+    /// Writes what waits (on ``queue`` only).
+    private func drain() {
+        let batch = pending.withLock { waiting in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        if !batch.isEmpty { write(batch) }
+    }
+
+    private func write(_ batch: [Pending]) {
+        var written = 0
+        do {
+            try database.inTransaction { db in
+                for entry in batch {
+                    var changes = entry.changes
+                    var count = changes.count
+                    var tables = Set(changes.map(\.id.table))
+                    var complete = true
+                    if let captured = entry.captured, let schema = entry.schema {
+                        let decoded = CaptureDecoder.decode(captured, schema: schema)
+                        (changes, count, tables, complete) = (decoded.changes, decoded.count, decoded.tables, decoded.complete)
+                    }
+                    written += try write(note: entry.note, time: entry.time, changes: changes, recordCount: count, tables: tables, complete: complete, db: db)
+                }
+                return .commit
+            }
+            total += written
+            try dropOldest()
+        } catch {
+            problem.withLock { $0 = "History not kept: \(error)" }
         }
     }
 
-    private func write(note: HistoryNote, time: Date, changes: [RecordedChange], recordCount: Int, tables: Set<String>, complete: Bool) {
-        guard recordCount > 0 || !note.undoing.isEmpty else { return }
+    /// Writes one entry; returns its size in bytes (0 when there was nothing to keep).
+    private func write(note: HistoryNote, time: Date, changes: [RecordedChange], recordCount: Int, tables: Set<String>, complete: Bool,
+                       db: Database) throws -> Int {
+        guard recordCount > 0 || !note.undoing.isEmpty else { return 0 }
         var bytes = changes.reduce(64) { $0 + $1.byteCount }
         var complete = complete
         var kept = changes
         if bytes > settings.capacity / 4 {
             (kept, complete, bytes) = ([], false, 64)
         }
-        do {
-            try database.inTransaction { db in
-                try db.execute(
-                    sql: "INSERT INTO entry(time, source, grp, undoes, complete, records, bytes, tables) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [time.timeIntervalSince1970, note.source.rawValue, note.group,
-                                note.undoing.isEmpty ? nil : note.undoing.map(String.init).joined(separator: ","),
-                                complete, recordCount, bytes, Self.tablesText(tables)])
-                let entry = db.lastInsertedRowID
-                let record = try db.cachedStatement(sql: "INSERT INTO record(entry, seq, tbl, rkey, op) VALUES (?, ?, ?, ?, ?)")
-                let key = try db.cachedStatement(sql: "INSERT INTO keyvalue(entry, seq, k, value) VALUES (?, ?, ?, ?)")
-                let field = try db.cachedStatement(sql: "INSERT INTO field(entry, seq, pos, name, hasold, old, hasnew, new) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
-                for (seq, change) in kept.enumerated() {
-                    let values = change.id.primaryKeyValues ?? []
-                    try record.execute(arguments: [entry, seq, change.id.table, Self.keyText(values), change.kind.rawValue])
-                    for (k, value) in values.enumerated() {
-                        try key.execute(arguments: [entry, seq, k, value.databaseValue])
-                    }
-                    for (pos, item) in change.fields.enumerated() {
-                        try field.execute(arguments: [entry, seq, pos, item.name, item.old != nil, item.old?.databaseValue,
-                                                      item.new != nil, item.new?.databaseValue])
-                    }
-                }
-                // An undo marks what it undid; a redo marks it done again.
-                if !note.undoing.isEmpty {
-                    let undone = note.source == .undo
-                    for id in note.undoing {
-                        try db.execute(sql: "UPDATE entry SET undone = ? WHERE id = ?", arguments: [undone, id])
-                    }
-                }
-                return .commit
+        try db.cachedStatement(sql: "INSERT INTO entry(time, source, grp, undoes, complete, records, bytes, tables) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
+            arguments: [time.timeIntervalSince1970, note.source.rawValue, note.group,
+                        note.undoing.isEmpty ? nil : note.undoing.map(String.init).joined(separator: ","),
+                        complete, recordCount, bytes, Self.tablesText(tables)])
+        let entry = db.lastInsertedRowID
+        let record = try db.cachedStatement(sql: "INSERT INTO record(entry, seq, tbl, rkey, op) VALUES (?, ?, ?, ?, ?)")
+        let key = try db.cachedStatement(sql: "INSERT INTO keyvalue(entry, seq, k, value) VALUES (?, ?, ?, ?)")
+        let field = try db.cachedStatement(sql: "INSERT INTO field(entry, seq, pos, name, hasold, old, hasnew, new) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        for (seq, change) in kept.enumerated() {
+            let values = change.id.primaryKeyValues ?? []
+            try record.execute(arguments: [entry, seq, change.id.table, Self.keyText(values), change.kind.rawValue])
+            for (k, value) in values.enumerated() {
+                try key.execute(arguments: [entry, seq, k, value.databaseValue])
             }
-            total += bytes
-            try dropOldest()
-        } catch {
-            problem.withLock { $0 = "History not kept: \(error)" }
+            for (pos, item) in change.fields.enumerated() {
+                try field.execute(arguments: [entry, seq, pos, item.name, item.old != nil, item.old?.databaseValue,
+                                              item.new != nil, item.new?.databaseValue])
+            }
         }
+        // An undo marks what it undid; a redo marks it done again.
+        if !note.undoing.isEmpty {
+            let undone = note.source == .undo
+            for id in note.undoing {
+                try db.execute(sql: "UPDATE entry SET undone = ? WHERE id = ?", arguments: [undone, id])
+            }
+        }
+        return bytes
     }
 
     /// Drops the oldest entries until the journal is within its cap.
@@ -318,6 +364,11 @@ public final class HistoryJournal: @unchecked Sendable {
     }
 
     private func reading<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        try storeErrors(path: file) { try queue.sync { try database.read(body) } }
+        try storeErrors(path: file) {
+            try queue.sync {
+                drain()
+                return try database.read(body)
+            }
+        }
     }
 }
