@@ -1,4 +1,6 @@
 import ArgumentParser
+import CardfileApp
+import CardfileCurses
 import CardfileStore
 import CardfileTerminal
 import Foundation
@@ -12,9 +14,12 @@ extension Cardfile {
                 A record changed on one side takes that side; a field changed on both sides to \
                 different values, a record deleted on one side and changed on the other, or \
                 added on both sides differently, is contested. With nothing contested, the \
-                merge is written into OURS in one transaction (status 0). Contested records \
-                are listed and nothing is written (status 1). Different schemas are refused \
-                (status 2).
+                merge is written into OURS in one transaction (status 0). With contested \
+                records and a terminal (/dev/tty, since git may redirect standard input), each \
+                opens in the conflict dialog to be chosen, then everything is written (status \
+                0); Esc stops and writes nothing (status 1). Without a terminal, or with \
+                --no-interactive, contested records are listed and nothing is written (status \
+                1). Different schemas are refused (status 2).
                 """)
 
         @Argument(help: "The common ancestor (git's %O).")
@@ -26,7 +31,7 @@ extension Cardfile {
         @Argument(help: "Their version (git's %B).")
         var theirs: String
 
-        @Flag(name: .long, help: "Never ask on the terminal: list contested records and write nothing (choosing on the terminal is not built yet, so this is what happens either way).")
+        @Flag(name: .long, help: "Never ask on the terminal: list contested records and write nothing.")
         var noInteractive = false
 
         func run() throws {
@@ -39,7 +44,7 @@ extension Cardfile {
                 throw fail(error.message)
             }
             if let problem = DatabaseMerge.schemaProblem(base: baseFile, ours: oursFile, theirs: theirsFile) { throw fail(problem) }
-            let plan: DatabaseMerge.Plan
+            var plan: DatabaseMerge.Plan
             do {
                 plan = try DatabaseMerge.plan(base: baseFile, ours: oursFile, theirs: theirsFile)
             } catch {
@@ -50,9 +55,20 @@ extension Cardfile {
                 print(onTerminal ? TerminalText.visible(text) : text)
             }
             for note in plan.notes { say("note: \(note)") }
+            var chosen = 0
+            if !plan.contests.isEmpty, !noInteractive, let chooser = MergeChooser(contests: plan.contests) {
+                switch try Self.choose(chooser) {
+                case .chosen(let writes):
+                    plan.writes += writes
+                    chosen = plan.contests.count
+                    plan.contests = []
+                case .stopped:
+                    say("cardfile merge: stopped; nothing was written to \(ours).")
+                    throw ExitCode(1)
+                case .noTerminal: break
+                }
+            }
             guard plan.contests.isEmpty else {
-                // (Choosing on the terminal, per field, is not built yet: contested records are
-                // listed whether or not one is available.)
                 say("cardfile merge: \(plan.contests.count) contested record\(plan.contests.count == 1 ? "" : "s"); nothing was written to \(ours).")
                 for contest in plan.contests {
                     let key = contest.key.map { DiffText.shown($0) }.joined(separator: "/")
@@ -74,7 +90,57 @@ extension Cardfile {
             } catch {
                 throw fail(error.message)
             }
-            say("cardfile merge: \(plan.writes.count) change\(plan.writes.count == 1 ? "" : "s") of theirs written to \(ours).")
+            let settled = chosen == 0 ? "" : ", \(chosen) contested record\(chosen == 1 ? "" : "s") as chosen"
+            say("cardfile merge: \(plan.writes.count) change\(plan.writes.count == 1 ? "" : "s") written to \(ours)\(settled).")
+        }
+
+        enum Choice {
+            case chosen([DatabaseMerge.Write])
+            case stopped
+            case noTerminal
+        }
+
+        /// Runs the chooser on the controlling terminal (`/dev/tty`): git runs the driver with
+        /// its standard input and output elsewhere, so both are pointed at the terminal while
+        /// the dialog is up, then put back.
+        static func choose(_ chooser: MergeChooser) throws -> Choice {
+            let tty = open("/dev/tty", O_RDWR)
+            guard tty >= 0, isatty(tty) != 0 else { return .noTerminal }
+            fflush(nil)
+            let (savedInput, savedOutput) = (dup(STDIN_FILENO), dup(STDOUT_FILENO))
+            dup2(tty, STDIN_FILENO)
+            dup2(tty, STDOUT_FILENO)
+            close(tty)
+            defer {
+                fflush(nil)
+                dup2(savedInput, STDIN_FILENO)
+                dup2(savedOutput, STDOUT_FILENO)
+                close(savedInput)
+                close(savedOutput)
+            }
+            let backend: CursesBackend
+            do {
+                backend = try CursesBackend(theme: ThemeLoader().load(nil).theme, mouse: false)
+            } catch {
+                return .noTerminal
+            }
+            defer { backend.shutdown() }
+            var chooser = chooser
+            try backend.draw(chooser.render(size: backend.size), cursor: nil)
+            while true {
+                guard let event = try backend.nextEvent(timeout: nil) else { continue }
+                switch event {
+                case .key(let key):
+                    switch chooser.handle(key) {
+                    case .choosing: break
+                    case .done: return .chosen(chooser.writes)
+                    case .stopped: return .stopped
+                    }
+                case .terminate: return .stopped
+                case .resize, .paste, .mouse: break
+                }
+                try backend.draw(chooser.render(size: backend.size), cursor: nil)
+            }
         }
     }
 }

@@ -132,7 +132,7 @@ struct CommandPromiseTests {
             try EditorTmuxTests.run("/usr/bin/env", ["git", "-C", repo, "-c", "user.name=T", "-c", "user.email=t@example.com"] + arguments, expectStatus: status)
         }
         _ = try git(["init", "-q", "-b", "main"])
-        _ = try git(["config", "merge.cardfile.driver", "\(place.cardfile) merge %O %A %B"])
+        _ = try git(["config", "merge.cardfile.driver", "\(place.cardfile) merge --no-interactive %O %A %B"])
         try "*.sqlite merge=cardfile\n".write(toFile: repo + "/.gitattributes", atomically: true, encoding: .utf8)
         let database = repo + "/library.sqlite"
         _ = try Self.sqlite(place.database, "VACUUM INTO '\(database)'")

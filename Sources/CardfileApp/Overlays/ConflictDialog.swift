@@ -38,6 +38,9 @@ struct ConflictDialog {
     /// The conflict as the save reported it.
     let conflict: MergeConflict
     let recordTitle: String
+    /// Words in place of the editor's (`cardfile merge` speaks of branches, not of programs):
+    /// the title, the line that explains, and the keys.
+    var wording: (title: String, explanation: String, keys: String)?
     let kind: MergeConflict.Kind
     private(set) var rows: [Row]
     /// Index into ``rows`` of the focused contested field.
@@ -96,14 +99,14 @@ struct ConflictDialog {
         let width = min(area.width, max(40, min(120, area.width - 4)))
         let nameWidth = min(max(6, rows.map { $0.name.displayWidth }.max() ?? 0), max(4, (width - 2) / 4))
         let valueWidth = max(1, (width - 2 - nameWidth - 2 - 4) / 3)
-        let allKeys = isDeletion
+        let allKeys = wording?.keys ?? (isDeletion
             ? "r restore with my values · t accept the deletion · Esc back"
-            : "↑↓ field · ←→ choose · Enter save · m merge · K keep mine · t take theirs · Esc back"
+            : "↑↓ field · ←→ choose · Enter save · m merge · K keep mine · t take theirs · Esc back")
         var keys = Dialog.wrap(allKeys, width: max(1, width - 3))
         var detail = detailLines(valueWidth: valueWidth, width: max(1, width - 3))
         let wanted = rows.count + 4 + keys.count + (detail.isEmpty ? 0 : detail.count + 1)
         let box = area.centered(Size(width: width, height: min(area.height, wanted)))
-        let title = isDeletion ? "Deleted elsewhere: \(recordTitle)" : "Changed elsewhere: \(recordTitle)"
+        let title = wording?.title ?? (isDeletion ? "Deleted elsewhere: \(recordTitle)" : "Changed elsewhere: \(recordTitle)")
         let inner = Block(title: title, style: Style(background: .surface), borderStyle: Style(foreground: .conflict, background: .surface))
             .render(in: box, buffer: &buffer)
         guard !inner.isEmpty else { return }
@@ -124,9 +127,9 @@ struct ConflictDialog {
         func column(_ index: Int) -> Int { inner.x + 2 + nameWidth + 1 + index * (valueWidth + 1) }
         var y = inner.y
         if explains {
-            let explanation = isDeletion
+            let explanation = wording?.explanation ?? (isDeletion
                 ? "Another program deleted this record while you edited it."
-                : "Fields in bold were changed here and elsewhere; the others merge by themselves."
+                : "Fields in bold were changed here and elsewhere; the others merge by themselves.")
             buffer.write(explanation, x: inner.x + 1, y: y, maxWidth: inner.width - 1, style: surface.with(foreground: .muted))
             y += 1
         }

@@ -20,6 +20,13 @@ public struct MergeConflict: Hashable, Sendable {
         /// The store's value now; nil when the row was deleted elsewhere.
         public let theirs: Value?
 
+        public init(name: String, original: Value, mine: Value, theirs: Value?) {
+            self.name = name
+            self.original = original
+            self.mine = mine
+            self.theirs = theirs
+        }
+
         /// True when I changed the field.
         public var changedByMe: Bool { mine != original }
         /// True when the store's value moved away from the original.
@@ -48,6 +55,12 @@ public struct MergeConflict: Hashable, Sendable {
     /// deleted elsewhere counts as NULL on their side).
     public var merge: ThreeWayMerge {
         ThreeWayMerge(original: fields.map(\.original), mine: fields.map(\.mine), theirs: fields.map { $0.theirs ?? .null })
+    }
+
+    public init(objectID: ObjectID, kind: Kind, fields: [Field]) {
+        self.objectID = objectID
+        self.kind = kind
+        self.fields = fields
     }
 
     public let objectID: ObjectID

@@ -20,6 +20,8 @@ public enum DatabaseMerge {
     public struct Contest: Sendable, Equatable {
         public let table: String
         public let columns: [String]
+        /// The key's columns (the rowid's name for a table without a declared key).
+        public let keyColumns: [String]
         public let key: [Value]
         public let original: [Value]?
         public let mine: [Value]?
@@ -139,7 +141,7 @@ public enum DatabaseMerge {
     static func decide(table: String, columns: [String], key: [String], keyValues: [Value],
                        base: [Value]?, ours: [Value]?, theirs: [Value]?, into plan: inout Plan) {
         func contest(_ contested: [Int] = []) {
-            plan.contests.append(Contest(table: table, columns: columns, key: keyValues, original: base, mine: ours, theirs: theirs, contested: contested))
+            plan.contests.append(Contest(table: table, columns: columns, keyColumns: key, key: keyValues, original: base, mine: ours, theirs: theirs, contested: contested))
         }
         if ours == theirs || base == theirs { return }           // nothing of theirs to take
         // A NULL in a key tells no record apart: such a record is never written.
@@ -165,6 +167,23 @@ public enum DatabaseMerge {
             let changed = columns.indices.filter { from[$0] != values[$0] }
             guard !changed.isEmpty else { return }
             plan.writes.append(.update(table: table, key: key, keyValues: keyValues, columns: changed.map { columns[$0] }, values: changed.map { values[$0] }))
+        }
+    }
+
+    /// What writes `row` (nil: no record) as the contested record's merge into OURS: a person's
+    /// choice in the conflict dialog. Nothing when OURS already holds it.
+    public static func resolution(of contest: Contest, as row: [Value]?) -> [Write] {
+        switch (contest.mine, row) {
+        case (nil, nil): return []
+        case (_?, nil): return [.delete(table: contest.table, key: contest.keyColumns, keyValues: contest.key)]
+        case (nil, let row?):
+            let byRowid = !contest.keyColumns.allSatisfy(contest.columns.contains)
+            return [.insert(table: contest.table, columns: (byRowid ? contest.keyColumns : []) + contest.columns, values: (byRowid ? contest.key : []) + row)]
+        case (let mine?, let row?):
+            let changed = contest.columns.indices.filter { mine[$0] != row[$0] }
+            guard !changed.isEmpty else { return [] }
+            return [.update(table: contest.table, key: contest.keyColumns, keyValues: contest.key,
+                            columns: changed.map { contest.columns[$0] }, values: changed.map { row[$0] })]
         }
     }
 
