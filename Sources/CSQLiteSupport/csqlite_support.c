@@ -2,6 +2,9 @@
 // lists ENABLE_PREUPDATE_HOOK), is declared behind that option in sqlite3.h: it is switched on
 // here, in this one file, and reached from Swift through the functions below.
 #define SQLITE_ENABLE_PREUPDATE_HOOK 1
+#define _GNU_SOURCE 1
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include "csqlite_support.h"
@@ -113,4 +116,10 @@ void cf_capture_end(sqlite3 *db, struct cf_capture *capture) {
     sqlite3_preupdate_hook(db, 0, 0);
     free(capture->bytes);
     free(capture);
+}
+
+long long cf_birth_time(const char *path) {
+    struct statx info;
+    if (statx(AT_FDCWD, path, 0, STATX_BTIME, &info) != 0 || !(info.stx_mask & STATX_BTIME)) return 0;
+    return (long long)info.stx_btime.tv_sec * 1000000000LL + info.stx_btime.tv_nsec;
 }

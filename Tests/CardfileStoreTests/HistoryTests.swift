@@ -188,6 +188,18 @@ struct HistoryTests {
         #expect(try readDisk(fixture.path, "SELECT group_concat(city, ',') FROM (SELECT city FROM people ORDER BY id)") == .text("London,Arlington,Helsinki"))
     }
 
+    @Test func aStatementOfTheSQLScreenIsJournaledAsSQLAndUndoneLikeAnyOther() throws {
+        let fixture = try Fixture()
+        let container = try fixture.open()
+        #expect(try container.run(try container.compile("UPDATE people SET age = age + 1 WHERE age > 30"), cancellation: Cancellation()) == 2)
+        let history = try #require(container.history)
+        history.flush()
+        #expect(try history.entries().first?.source == .sql)
+        #expect(try history.versions(of: Self.person(1)).first?.change.fields == [.init(name: "age", old: .integer(36), new: .integer(37))])
+        #expect(try container.write(try #require(try history.nextUndo(table: "people"))).written == 2)
+        #expect(try readDisk(fixture.path, "SELECT group_concat(age, ',') FROM (SELECT age FROM people ORDER BY id)") == .text("36,45,28"))
+    }
+
     @Test func anotherFileAtThePathDoesNotInheritTheHistoryButAMovedOneKeepsIt() throws {
         let fixture = try Fixture()
         do {

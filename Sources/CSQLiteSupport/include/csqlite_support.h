@@ -29,4 +29,8 @@ const unsigned char *cf_capture_bytes(struct cf_capture *capture, size_t *size, 
 /// Stops capturing and frees the capture.
 void cf_capture_end(sqlite3 *db, struct cf_capture *capture);
 
+/// When the file at `path` was made, in nanoseconds since 1970, where the file system keeps it
+/// (ext4, btrfs, xfs); 0 where it does not (overlay and tmpfs file systems, older kernels).
+long long cf_birth_time(const char *path);
+
 #endif

@@ -1,3 +1,4 @@
+import CSQLiteSupport
 import Dispatch
 import Foundation
 import GRDB
@@ -22,8 +23,8 @@ public struct HistorySettings: Hashable, Sendable {
 /// (recorded by SQLite's pre-update hook, see ``ChangeRecorder``), with its time and what made it.
 ///
 /// The journal is a SQLite file of its own, named by the database file's identity (device and
-/// inode), so a database moved keeps its history and another file put at its path starts
-/// afresh. Entries are written on a queue of the journal's own, after the write they record
+/// inode, and its birth time where the file system keeps one), so a database moved keeps its
+/// history and another file put at its path starts afresh. Entries are written on a queue of the journal's own, after the write they record
 /// has committed (gathered for a moment, so a burst is one commit): a save waits only for the
 /// recording, never for the journal's disk. Reads and ``flush()`` write what waits first, so
 /// they see every entry of a save that returned.
@@ -46,7 +47,10 @@ public final class HistoryJournal: @unchecked Sendable {
         self.settings = settings
         try FileManager.default.createDirectory(atPath: settings.folder, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
-        file = settings.folder + "/\(identity.device)-\(identity.inode).sqlite3"
+        // (With the file's birth time where the file system keeps it: an inode freed by a
+        // deleted file and given to a new one is then another identity too.)
+        let born = cf_birth_time(databasePath)
+        file = settings.folder + "/\(identity.device)-\(identity.inode)\(born > 0 ? "-\(born)" : "").sqlite3"
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         database = try DatabaseQueue(path: file, configuration: configuration)

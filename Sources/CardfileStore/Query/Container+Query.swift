@@ -73,7 +73,8 @@ extension Container {
         let named = QueryReader.namedTables((try? SQLTokenizer.tokenize(statement.text)) ?? [], schema: core.schema)
         let bulk = Set(named.filter { !$0.isView }.map(\.name))
         return try Self.statementErrors(path: core.path) {
-            let changed = try core.write(origin: .batch, bulkTables: bulk) { db, _ -> Int? in
+            let changed = try core.write(origin: .batch, bulkTables: bulk) { db, note -> Int? in
+                note.history = HistoryNote(source: .sql)
                 // (A write that waited its turn after Esc is not begun.)
                 if cancellation.isCancelled { throw StoreError.queryCancelled }
                 return try cancellation.interrupting(db) {
