@@ -54,13 +54,22 @@ struct HistoryPanel {
         return values
     }
 
+    /// Lines under the rows for the chosen version's fields in full (the rows cut them).
+    static let detailLines = 4
+
     func frame(in area: Rect) -> Rect {
         let width = min(max(40, area.width - 8), area.width)
-        let height = min(rowCount + 4, area.height)
+        let height = min(rowCount + 5 + Self.detailLines, area.height)
         return area.centered(Size(width: width, height: height))
     }
 
-    func visibleRows(in area: Rect) -> Int { max(1, frame(in: area).height - 4) }
+    /// Rows of versions the box shows in `area`: what is left beside the footer, and the
+    /// chosen version's detail when there is room for it.
+    func visibleRows(in area: Rect) -> Int {
+        let inner = max(0, frame(in: area).height - 2)
+        let detail = inner - 1 >= 2 + Self.detailLines + 1 ? Self.detailLines + 1 : 0
+        return max(1, inner - 1 - detail)
+    }
 
     mutating func move(by rows: Int, in area: Rect) {
         selected = min(rowCount - 1, max(0, selected + rows))
@@ -103,7 +112,7 @@ struct HistoryPanel {
         let rows = (0..<rowCount).map(text(of:))
         let whenWidth = min(19, rows.map(\.when.displayWidth).max() ?? 0)
         let whatWidth = min(17, rows.map(\.what.displayWidth).max() ?? 0)
-        let shown = max(0, inner.height - 2)
+        let shown = visibleRows(in: area)
         for offset in 0..<min(shown, max(0, rowCount - scroll)) {
             let row = scroll + offset
             let isSelected = row == selected
@@ -120,9 +129,23 @@ struct HistoryPanel {
             x += whatWidth + 2
             _ = buffer.write(fields, x: x, y: y, maxWidth: max(0, inner.x + inner.width - x - 1), style: style)
         }
+        // The chosen version's fields in full, a field to a line, under the rows.
+        let detailTop = inner.y + shown + 1
+        let room = inner.y + inner.height - 1 - detailTop
+        if room > 0, rows.indices.contains(selected) {
+            let (when, what, fields) = rows[selected]
+            let heading = [when, what].filter { !$0.isEmpty }.joined(separator: " · ")
+            let parts = fields.components(separatedBy: "; ")
+            var lines = [heading + ":"] + parts.flatMap { Dialog.wrap("  " + $0, width: max(1, inner.width - 2)) }
+            if lines.count > room { lines = Array(lines.prefix(room - 1)) + ["  …"] }
+            for (index, line) in lines.prefix(room).enumerated() {
+                _ = buffer.write(line, x: inner.x + 1, y: detailTop + index, maxWidth: max(0, inner.width - 2),
+                                 style: index == 0 ? Style(foreground: .accent, background: .surface) : surface)
+            }
+        }
         let footer = versions.isEmpty
             ? "No saved change of this record is kept yet."
-            : "Enter puts the chosen version's values in the form; Ctrl-S saves them."
+            : "Enter puts its values in the form as edits; Ctrl-S saves."
         _ = buffer.write(footer, x: inner.x + 1, y: inner.y + inner.height - 1, maxWidth: max(0, inner.width - 2), style: Style(foreground: .muted, background: .surface))
     }
 }
