@@ -12,6 +12,14 @@ static struct sigaction previous_actions[NSIG];
 
 /// Turns off the modes the backend switches on itself (bracketed paste, SGR mouse reports),
 /// with write(2), which is safe in a signal handler.
+/// Whether a screen is up: after `delscreen`, `isendwin` says false, and the handlers would
+/// write mode resets into whatever standard output is by then (git's, after `cardfile merge`).
+static volatile sig_atomic_t screen_up = 0;
+
+void cf_screen_up(int up) {
+    screen_up = up;
+}
+
 static void reset_modes(void) {
     static const char reset[] = "\x1b[?2004l\x1b[?1006l\x1b[?1000l";
     ssize_t ignored = write(STDOUT_FILENO, reset, sizeof reset - 1);
@@ -21,7 +29,7 @@ static void reset_modes(void) {
 /// Best effort: endwin is not async-signal-safe, but a program that is crashing has nothing
 /// better to do, and a broken terminal is worse.
 static void restore_and_reraise(int signal_number) {
-    if (!isendwin()) {
+    if (screen_up && !isendwin()) {
         reset_modes();
         endwin();
     }
@@ -41,7 +49,7 @@ void cf_install_crash_handlers(void) {
 }
 
 static void restore_at_exit(void) {
-    if (!isendwin()) {
+    if (screen_up && !isendwin()) {
         reset_modes();
         endwin();
     }

@@ -112,6 +112,14 @@ const unsigned char *cf_capture_bytes(struct cf_capture *capture, size_t *size, 
     return capture->bytes;
 }
 
+size_t cf_capture_mark(struct cf_capture *capture) {
+    return capture->size;
+}
+
+void cf_capture_rewind(struct cf_capture *capture, size_t mark) {
+    if (mark <= capture->size) capture->size = mark;
+}
+
 void cf_capture_end(sqlite3 *db, struct cf_capture *capture) {
     sqlite3_preupdate_hook(db, 0, 0);
     free(capture->bytes);

@@ -146,6 +146,7 @@ public final class CursesBackend: Backend {
             if mouse { mousemask(cf_all_mouse_events(), nil) }
             emit(modesOn)
         }
+        cf_screen_up(1)
         cf_install_crash_handlers()
         cf_install_exit_handler()
         if managesModes { installSignalHandlers() }
@@ -421,6 +422,7 @@ public final class CursesBackend: Backend {
         leaveTerminal()
         if let screen { delscreen(screen) }
         screen = nil
+        cf_screen_up(0)
         for number in [SIGWINCH, SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_DFL) }
     }
 }

@@ -56,7 +56,9 @@ extension Cardfile {
             }
             for note in plan.notes { say("note: \(note)") }
             var chosen = 0
-            if !plan.contests.isEmpty, !noInteractive, let chooser = MergeChooser(contests: plan.contests) {
+            // (A record whose key holds NULL is never written: it stays listed.)
+            let choosable = !plan.contests.contains { $0.key.contains(where: \.isNull) }
+            if !plan.contests.isEmpty, !noInteractive, choosable, let chooser = MergeChooser(contests: plan.contests) {
                 switch try Self.choose(chooser) {
                 case .chosen(let writes):
                     plan.writes += writes
@@ -105,7 +107,11 @@ extension Cardfile {
         /// the dialog is up, then put back.
         static func choose(_ chooser: MergeChooser) throws -> Choice {
             let tty = open("/dev/tty", O_RDWR)
-            guard tty >= 0, isatty(tty) != 0 else { return .noTerminal }
+            guard tty >= 0 else { return .noTerminal }
+            guard isatty(tty) != 0 else {
+                close(tty)
+                return .noTerminal
+            }
             fflush(nil)
             let (savedInput, savedOutput) = (dup(STDIN_FILENO), dup(STDOUT_FILENO))
             dup2(tty, STDIN_FILENO)

@@ -76,6 +76,29 @@ struct HistoryAppTests {
         #expect(harness.screen.contains("Ada Lovelace") && harness.screen.contains("Ada L."), "\(harness.screen)")
         try harness.press(.char("K"))
         #expect(try Self.name(harness, 1) == "Ada", "Keep mine writes the undo")
+        // That save was the undo: nothing of the table is left to undo, and Alt-R redoes it.
+        try harness.press(KeyEvent(.escape))
+        try harness.press(.alt("u"))
+        #expect(harness.messageLine.contains("Nothing of cards to undo"), "\(harness.messageLine)")
+        try harness.press(.alt("r"))
+        #expect(try Self.name(harness, 1) == "Ada L.")
+    }
+
+    @Test func anUndoLeftInItsFormIsStillToDo() throws {
+        let runs = try Runs()
+        try Self.appendToName(runs.first, " L.")
+        try LiveRefreshTests.outside(runs.first, "UPDATE cards SET name = 'Ada Lovelace' WHERE id = 1")
+        let harness = try runs.again()
+        try harness.press(.alt("u"))
+        guard case .conflict? = harness.app.overlay else { Issue.record("no conflict dialog: \(harness.screen)"); return }
+        // Esc, then leave the form discarding the undo's edits: nothing was undone.
+        try harness.press(KeyEvent(.escape))
+        try harness.press(KeyEvent(.escape))
+        try harness.press(.char("d"))
+        #expect(harness.app.form == nil, "back in the list: \(harness.screen)")
+        #expect(try Self.name(harness, 1) == "Ada Lovelace")
+        try harness.press(.alt("u"))
+        guard case .conflict? = harness.app.overlay else { Issue.record("the undo is not offered again: \(harness.screen)"); return }
     }
 
     @Test func severalRecordsChangedSinceAreAskedAboutThenOverwrittenOrLeft() throws {
@@ -126,6 +149,19 @@ struct HistoryAppTests {
         try harness.press(KeyEvent(.enter))
         guard case .history(let again)? = harness.app.overlay else { Issue.record("no history in the form: \(harness.lines.joined(separator: "\n"))"); return }
         #expect(again.versions.count == 3)
+    }
+
+    @Test func aTableWithoutAKeyKeepsThisRunsBulkUndo() throws {
+        let state = TemporaryDirectory()
+        let harness = try AppHarness(schema: "CREATE TABLE jots (body TEXT); INSERT INTO jots VALUES ('a'), ('b');",
+                                     history: HistorySettings(folder: state.file("history")))
+        try harness.command("set body = 'x'")
+        try harness.press(.char("y"))
+        #expect(try harness.diskText("SELECT group_concat(body) FROM jots") == "x,b")
+        try harness.press(.alt("u"))
+        #expect(try harness.diskText("SELECT group_concat(body) FROM jots") == "a,b", "\(harness.messageLine)")
+        try harness.command("history")
+        #expect(harness.messageLine.contains("no declared primary key"), "\(harness.messageLine)")
     }
 
     @Test func withoutHistoryTheCommandsSaySoAndBulkUndoStillWorks() throws {

@@ -57,6 +57,14 @@ struct MergeChooserTests {
         #expect(Self.choose(deletedInOurs, [.char("K")]) == (.done, []), "K keeps the deletion")
     }
 
+    @Test func aRecordWhoseKeyHoldsNullIsNeverWritten() {
+        let nullKey = DatabaseMerge.Contest(table: "cards", columns: Self.columns, keyColumns: ["code"], key: [.null],
+                                            original: ["Ada", "London", "n"], mine: ["Ada", "Paris", "n"], theirs: nil, contested: [])
+        // (`code IS NULL` would name every such record.)
+        #expect(DatabaseMerge.resolution(of: nullKey, as: nil) == [])
+        #expect(DatabaseMerge.resolution(of: nullKey, as: ["Ada", "Rome", "n"]) == [])
+    }
+
     @Test func recordsAreChosenOneAfterAnotherAndTheScreenNamesThem() {
         let second = DatabaseMerge.Contest(table: "cards", columns: Self.columns, keyColumns: ["id"], key: [.integer(2)],
                                            original: nil, mine: ["Bo", "Oslo", "m"], theirs: ["Bo", "Bergen", "t"], contested: [])

@@ -7,6 +7,9 @@
 void cf_install_crash_handlers(void);
 
 /// Restores the terminal if the process exits (exit() from anywhere) while curses is active.
+/// Tells the crash and exit handlers whether a screen is up (1 after `newterm`, 0 after
+/// `delscreen`): only then do they restore the terminal.
+void cf_screen_up(int up);
 void cf_install_exit_handler(void);
 
 #endif

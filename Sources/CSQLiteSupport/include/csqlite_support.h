@@ -26,6 +26,10 @@ struct cf_capture;
 struct cf_capture *cf_capture_begin(sqlite3 *db, size_t limit);
 /// The bytes captured so far, whether the limit was passed, and whether memory ran out.
 const unsigned char *cf_capture_bytes(struct cf_capture *capture, size_t *size, int *overflowed, int *failed);
+/// Where the capture is now, for `cf_capture_rewind`.
+size_t cf_capture_mark(struct cf_capture *capture);
+/// Forgets what was captured after `mark`: the changes of a statement SQLite rolled back.
+void cf_capture_rewind(struct cf_capture *capture, size_t mark);
 /// Stops capturing and frees the capture.
 void cf_capture_end(sqlite3 *db, struct cf_capture *capture);
 

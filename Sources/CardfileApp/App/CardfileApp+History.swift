@@ -13,6 +13,8 @@ extension CardfileApp {
         if let refusal = bulkRefusal(list) { return show(refusal, role: .warning, now: now) }
         guard let history = container.history else { return replayBulkChange(in: list, redo: redo, now: now) }
         let table = list.table.name
+        // (A table the journal does not keep: this run's bulk edits, as without history.)
+        if Self.historyGap(list.table) != nil { return replayBulkChange(in: list, redo: redo, now: now) }
         // (Entries of saves just made may still be on their way to the journal.)
         history.flush()
         let step: HistoryStep?
@@ -108,8 +110,8 @@ extension CardfileApp {
             return show(error.message(notDone: step.isRedo ? "Not redone" : "Not undone"), role: .error, now: now)
         }
         form.reload()
-        // The entries count as undone (or redone) from here: the person decides in the form.
-        container.history?.markWritten(step)
+        // The entries count as undone (or redone) when the person's choice is saved.
+        form.session.writing = step
         apply(coordinator.save(form, quietly: true, now: now, circumstances: circumstances), to: form, now: now)
     }
 
@@ -158,9 +160,10 @@ extension CardfileApp {
     /// Why the journal keeps no changes of `table`; nil when it does.
     static func historyGap(_ table: TableSchema) -> String? {
         if table.isView { return "a view's changes are kept under its tables" }
+        guard !HistoryJournal.keeps(table) else { return nil }
         switch table.primaryKey {
         case .implicitRowid, .unidentifiable: return "it has no declared primary key, and the history names records by their key"
-        default: return nil
+        default: return "a WITHOUT ROWID table with virtual generated columns, whose changes this SQLite does not give in a steady order"
         }
     }
 

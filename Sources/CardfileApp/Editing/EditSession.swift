@@ -40,6 +40,11 @@ final class EditSession {
         case failed(String)
     }
 
+    /// The undo (or redo) from the history whose values the edits are, when `:undo` met a
+    /// record changed since (see ``CardfileApp/replayHistory(in:redo:now:)``): the save that
+    /// writes them is journaled as that undo. Nil once saved or discarded.
+    var writing: HistoryStep?
+
     /// How long a busy database is left alone before the save is tried again.
     static let busyRetry: Duration = .milliseconds(500)
 
@@ -137,7 +142,9 @@ final class EditSession {
             return .nothingToSave
         }
         do {
-            let permanent = try editor.saveToStore()
+            let permanent: [ObjectID: ObjectID]
+            if let writing { permanent = try editor.saveToStore(writing: writing) } else { permanent = try editor.saveToStore() }
+            writing = nil
             if let id, let newID = permanent[id] { self.id = newID }
             deadline = nil
             pause = nil
@@ -174,6 +181,7 @@ final class EditSession {
     /// Drops every pending change.
     func discard() {
         editor.rollback()
+        writing = nil
         isModified = false
         deadline = nil
         pause = nil

@@ -17,6 +17,9 @@ struct WriteAnnotation {
     /// How the journal names this write, when its origin does not say enough (see
     /// ``StoreCore/historyNote(for:)``).
     var history: HistoryNote?
+    /// What records the transaction's changes for the journal (nil without one): code that
+    /// catches a failed statement and goes on rewinds it (see ``ChangeRecorder/rewind(to:)``).
+    var recorder: ChangeRecorder?
 
     mutating func note(inserted id: ObjectID) { inserted.insert(id); count(id.table) }
     mutating func note(updated id: ObjectID) { updated.insert(id); count(id.table) }

@@ -151,91 +151,102 @@ extension Container {
     ///   parent has gone since, a key taken since): nothing is written.
     public func apply(_ change: BulkChange, overwriting: [ObjectID: [Value]?] = [:],
                       namingAtMost naming: Int = recordsNamedAtMost, progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkApplication {
-        try apply(change, overwriting: overwriting, namingAtMost: naming, history: nil, progress: progress)
+        try apply([change], overwriting: overwriting, namingAtMost: naming, history: nil, progress: progress)[0]
     }
 
-    /// ``apply(_:overwriting:namingAtMost:progress:)``, journaled as `history` says (an undo
-    /// or redo from the history) rather than as a bulk edit.
-    func apply(_ change: BulkChange, overwriting: [ObjectID: [Value]?] = [:], namingAtMost naming: Int = recordsNamedAtMost,
-               history: HistoryNote?, progress: (Int) -> Void = { _ in }) throws(StoreError) -> BulkApplication {
-        let entity = try bulkEntity(change.table)
-        let schema = entity.table
-        var fields: [Int] = []
-        for column in change.columns {
-            guard let index = schema.columnIndex(named: column) ?? (schema.primaryKey.keyExpressions == [column] ? -1 : nil) else {
-                throw StoreError.noSuchField(table: schema.name, field: column)
+    /// ``apply(_:overwriting:namingAtMost:progress:)`` of several changes in one transaction
+    /// (foreign keys checked at its commit: books come back before their authors), journaled
+    /// as `history` says (an undo or redo from the history) rather than as a bulk edit.
+    func apply(_ changes: [BulkChange], overwriting: [ObjectID: [Value]?] = [:], namingAtMost naming: Int = recordsNamedAtMost,
+               history: HistoryNote?, progress: (Int) -> Void = { _ in }) throws(StoreError) -> [BulkApplication] {
+        guard let first = changes.first else { return [] }
+        var plans: [(change: BulkChange, entity: Entity, fields: [Int], update: String, insert: String, delete: String)] = []
+        for change in changes {
+            let entity = try bulkEntity(change.table)
+            let schema = entity.table
+            var fields: [Int] = []
+            for column in change.columns {
+                guard let index = schema.columnIndex(named: column) ?? (schema.primaryKey.keyExpressions == [column] ? -1 : nil) else {
+                    throw StoreError.noSuchField(table: schema.name, field: column)
+                }
+                fields.append(index)
             }
-            fields.append(index)
+            let quoted = change.columns.map(\.quotedIdentifier)
+            var assignments = quoted.map { "\($0) = ?" }
+            if let version = entity.versionColumn, !fields.contains(version) {
+                let name = schema.quotedColumnNames[version]
+                assignments.append("\(name) = coalesce(\(name), 0) + 1")
+            }
+            plans.append((change, entity, fields,
+                          "UPDATE \(schema.quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(schema.keyMatchSQL)",
+                          "INSERT INTO \(schema.quotedName) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: quoted.count).joined(separator: ", ")))",
+                          "DELETE FROM \(schema.quotedName) WHERE \(schema.keyMatchSQL)"))
         }
-        let quoted = change.columns.map(\.quotedIdentifier)
-        var assignments = quoted.map { "\($0) = ?" }
-        if let version = entity.versionColumn, !fields.contains(version) {
-            let name = schema.quotedColumnNames[version]
-            assignments.append("\(name) = coalesce(\(name), 0) + 1")
-        }
-        let update = "UPDATE \(schema.quotedName) SET \(assignments.joined(separator: ", ")) WHERE \(schema.keyMatchSQL)"
-        let insert = "INSERT INTO \(schema.quotedName) (\(quoted.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: quoted.count).joined(separator: ", ")))"
-        let delete = "DELETE FROM \(schema.quotedName) WHERE \(schema.keyMatchSQL)"
-        let ids = Array(change.records.keys)
-        return try bulkWrite(entity: entity) { db, note in
+        return try bulkWrite(entity: try bulkEntity(first.table)) { db, note in
             note.history = history
             // (Undone until the commit, by SQLite: a child may come back before its parent.)
             try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
-            var now: [ObjectID: [Value]] = [:]
-            now.reserveCapacity(ids.count)
-            // One read when the keys go as JSON; chunks of bound keys otherwise (blobs).
-            let allKeys = ids.compactMap(\.primaryKeyValues)
-            let whole = schema.keySetSQL(allKeys)
-            let chunk = whole.arguments.count == 1 && allKeys.count > 1 ? allKeys.count : Self.keyChunk
-            for start in stride(from: 0, to: allKeys.count, by: chunk) {
-                let keys = Array(allKeys[start..<min(start + chunk, allKeys.count)])
-                let condition = chunk == allKeys.count ? whole : schema.keySetSQL(keys)
-                for (id, values) in try Self.readValues(db, schema: schema, columns: change.columns, where: condition) { now[id] = values }
-            }
-            var result = BulkApplication(applied: change.only([]), changedSince: [:])
-            let named = change.count <= naming
-            if !named { note.invalidated.insert(schema.name) }
-            let statements = (update: try db.makeStatement(sql: update), insert: try db.makeStatement(sql: insert), delete: try db.makeStatement(sql: delete))
-            let isWholeRows = change.kind == .delete || change.kind == .history(wholeRows: true)
+            var results: [BulkApplication] = []
             var visited = 0
-            for (id, sides) in change.records {
-                visited += 1
-                if visited % Self.progressStep == 0 { progress(visited) }
-                let current = now[id]
-                // A record deleted since a `:set` has no row to put one column back into: it is
-                // reported, and left out even when overwriting was asked.
-                let isGone = current == nil && sides.before != nil && !isWholeRows
-                guard current == sides.before || (overwriting[id] == .some(current) && !isGone) else {
-                    result.changedSince[id] = .some(current)
-                    continue
+            for (change, entity, fields, update, insert, delete) in plans {
+                let schema = entity.table
+                let ids = Array(change.records.keys)
+                var now: [ObjectID: [Value]] = [:]
+                now.reserveCapacity(ids.count)
+                // One read when the keys go as JSON; chunks of bound keys otherwise (blobs).
+                let allKeys = ids.compactMap(\.primaryKeyValues)
+                let whole = schema.keySetSQL(allKeys)
+                let chunk = whole.arguments.count == 1 && allKeys.count > 1 ? allKeys.count : Self.keyChunk
+                for start in stride(from: 0, to: allKeys.count, by: chunk) {
+                    let keys = Array(allKeys[start..<min(start + chunk, allKeys.count)])
+                    let condition = chunk == allKeys.count ? whole : schema.keySetSQL(keys)
+                    for (id, values) in try Self.readValues(db, schema: schema, columns: change.columns, where: condition) { now[id] = values }
                 }
-                let key = id.primaryKeyValues ?? []
-                // (Through GRDB, not SQLite's C API directly: that saves a tenth of the time of
-                // an undo of 100,000 records, but GRDB then relays none of SQLite's hook, and
-                // what a trigger or a cascade changes in other tables would go unnamed.)
-                do {
-                    switch (current, sides.after) {
-                    case (nil, nil): break
-                    case (_?, nil):
-                        try statements.delete.execute(arguments: key.statementArguments)
-                        if named, !schema.primaryKey.isRowid { note.note(deleted: id) }
-                    case (nil, let values?):
-                        try statements.insert.execute(arguments: values.statementArguments)
-                        if named, !schema.primaryKey.isRowid { note.note(inserted: id) }
-                    case (_?, let values?):
-                        try statements.update.execute(arguments: (values + key).statementArguments)
-                        if named, !schema.primaryKey.isRowid { note.note(updated: id) }
+                var result = BulkApplication(applied: change.only([]), changedSince: [:])
+                let named = change.count <= naming
+                if !named { note.invalidated.insert(schema.name) }
+                let statements = (update: try db.makeStatement(sql: update), insert: try db.makeStatement(sql: insert), delete: try db.makeStatement(sql: delete))
+                let isWholeRows = change.kind == .delete || change.kind == .history(wholeRows: true)
+                for (id, sides) in change.records {
+                    visited += 1
+                    if visited % Self.progressStep == 0 { progress(visited) }
+                    let current = now[id]
+                    // A record deleted since a `:set` has no row to put one column back into: it is
+                    // reported, and left out even when overwriting was asked.
+                    let isGone = current == nil && sides.before != nil && !isWholeRows
+                    guard current == sides.before || (overwriting[id] == .some(current) && !isGone) else {
+                        result.changedSince[id] = .some(current)
+                        continue
                     }
-                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                    var row = Array(repeating: Value.null, count: schema.columns.count)
-                    for (field, value) in zip(fields, sides.after ?? []) where field >= 0 { row[field] = value }
-                    throw StoreError.validationFailed(ConstraintMapper.failures(
-                        for: error, id: id, entity: entity, operation: sides.after == nil ? .delete(key: key) : .write(values: row),
-                        db: db, schema: core.schema))
+                    let key = id.primaryKeyValues ?? []
+                    // (Through GRDB, not SQLite's C API directly: that saves a tenth of the time of
+                    // an undo of 100,000 records, but GRDB then relays none of SQLite's hook, and
+                    // what a trigger or a cascade changes in other tables would go unnamed.)
+                    do {
+                        switch (current, sides.after) {
+                        case (nil, nil): break
+                        case (_?, nil):
+                            try statements.delete.execute(arguments: key.statementArguments)
+                            if named, !schema.primaryKey.isRowid { note.note(deleted: id) }
+                        case (nil, let values?):
+                            try statements.insert.execute(arguments: values.statementArguments)
+                            if named, !schema.primaryKey.isRowid { note.note(inserted: id) }
+                        case (_?, let values?):
+                            try statements.update.execute(arguments: (values + key).statementArguments)
+                            if named, !schema.primaryKey.isRowid { note.note(updated: id) }
+                        }
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                        var row = Array(repeating: Value.null, count: schema.columns.count)
+                        for (field, value) in zip(fields, sides.after ?? []) where field >= 0 { row[field] = value }
+                        throw StoreError.validationFailed(ConstraintMapper.failures(
+                            for: error, id: id, entity: entity, operation: sides.after == nil ? .delete(key: key) : .write(values: row),
+                            db: db, schema: core.schema))
+                    }
+                    result.applied.records[id] = BulkChange.Sides(before: current, after: sides.after)
                 }
-                result.applied.records[id] = BulkChange.Sides(before: current, after: sides.after)
+                results.append(result)
             }
-            return result
+            return results
         }
     }
 

@@ -60,6 +60,8 @@ final class StoreCore: Sendable {
         }
         self.descriptions = described
         self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:]), nil))
+        let schemas = self.described
+        journal?.currentSchema.withLock { $0 = { schemas.value.schema } }
         // What SQLite opens: the path, or the URI of an immutable snapshot.
         monitor = try ExternalChangeMonitor(path: openPath ?? path, writer: writer, gate: writeGate)
         if let writer {
@@ -233,7 +235,9 @@ final class StoreCore: Sendable {
                 // (Begun inside the transaction: what it records is exactly what commits.)
                 let recorder = journal.flatMap { ChangeRecorder(db, limit: $0.settings.capacity) }
                 defer { recorder?.end() }
+                note.recorder = recorder
                 result = try body(db, &note)
+                note.recorder = nil
                 if let recorder, let changes = recorder.captured() ?? (note.history?.undoing.isEmpty == false ? CapturedChanges(bytes: Data(), overflowed: false, failed: false) : nil) {
                     recorded = (changes, historyNote(for: note), schema)
                 }

@@ -152,10 +152,12 @@ extension ObjectContext {
     /// (nil after: deleted); nil when no column moved.
     private static func externalChange(_ id: ObjectID, before: [Value], after: [Value]?, entity: Entity) -> RecordedChange? {
         let names = Array(entity.fieldNames[0..<entity.columnCount])
+        // (Generated columns are computed: a version restored does not write them.)
+        let writable = names.indices.filter { entity.table.columns[$0].generation == .none }
         guard let after else {
-            return RecordedChange(id: id, kind: .delete, fields: names.indices.map { .init(name: names[$0], old: before[$0], new: nil) })
+            return RecordedChange(id: id, kind: .delete, fields: writable.map { .init(name: names[$0], old: before[$0], new: nil) })
         }
-        let fields = names.indices.filter { before[$0] != after[$0] }.map { RecordedChange.Field(name: names[$0], old: before[$0], new: after[$0]) }
+        let fields = writable.filter { before[$0] != after[$0] }.map { RecordedChange.Field(name: names[$0], old: before[$0], new: after[$0]) }
         return fields.isEmpty ? nil : RecordedChange(id: id, kind: .update, fields: fields)
     }
 

@@ -65,6 +65,18 @@ extension ObjectContext {
         }
     }
 
+    /// ``saveToStore()``, journaled as writing `step` (an undo or redo from the history, made
+    /// in a form because a record had changed since): the step's entries count as undone (or
+    /// redone) once this save is written, and not before.
+    public func saveToStore(writing step: HistoryStep) throws(StoreError) -> [ObjectID: ObjectID] {
+        var root = self
+        while let parent = root.parent { root = parent }
+        let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
+        root.historyNote.withLock { $0 = note }
+        defer { root.historyNote.withLock { $0 = nil } }
+        return try saveToStore()
+    }
+
     /// Puts back objects an ``absorb(_:)`` replaced, then re-reads them from the source (a
     /// failed save may have merged newer values into the replaced copies meanwhile).
     private func restore(_ replaced: [ObjectID: ManagedObject?]) throws {

@@ -173,6 +173,8 @@ public enum DatabaseMerge {
     /// What writes `row` (nil: no record) as the contested record's merge into OURS: a person's
     /// choice in the conflict dialog. Nothing when OURS already holds it.
     public static func resolution(of contest: Contest, as row: [Value]?) -> [Write] {
+        // A NULL in a key tells no record apart: such a record is never written.
+        guard !contest.key.contains(where: \.isNull) else { return [] }
         switch (contest.mine, row) {
         case (nil, nil): return []
         case (_?, nil): return [.delete(table: contest.table, key: contest.keyColumns, keyValues: contest.key)]

@@ -39,6 +39,15 @@ final class ChangeRecorder {
         return CapturedChanges(bytes: Data(bytes: bytes, count: size), overflowed: overflowed != 0, failed: failed != 0)
     }
 
+    /// Where the recording is now: before a statement whose failure the caller catches.
+    func mark() -> Int { capture.map { cf_capture_mark($0) } ?? 0 }
+
+    /// Forgets the changes recorded after `mark`: a statement failed, and SQLite undid what
+    /// it had written (an import's refused row), while the transaction goes on.
+    func rewind(to mark: Int) {
+        if let capture { cf_capture_rewind(capture, mark) }
+    }
+
     /// Stops recording (the hook must not outlive the transaction).
     func end() {
         guard let capture else { return }
@@ -68,11 +77,13 @@ enum CaptureDecoder {
         var complete = true
     }
 
-    static func decode(_ captured: CapturedChanges, schema: DatabaseSchema) -> Decoded {
-        captured.bytes.withUnsafeBytes { raw in decode(raw, failed: captured.failed, schema: schema) }
+    /// `later`, when given, names the tables `schema` does not know: one made in the same
+    /// transaction as its first rows (an import that creates its table).
+    static func decode(_ captured: CapturedChanges, schema: DatabaseSchema, later: DatabaseSchema? = nil) -> Decoded {
+        captured.bytes.withUnsafeBytes { raw in decode(raw, failed: captured.failed, schema: schema, later: later) }
     }
 
-    private static func decode(_ raw: UnsafeRawBufferPointer, failed: Bool, schema: DatabaseSchema) -> Decoded {
+    private static func decode(_ raw: UnsafeRawBufferPointer, failed: Bool, schema: DatabaseSchema, later: DatabaseSchema?) -> Decoded {
         var decoded = Decoded()
         decoded.complete = !failed
         var reader = ByteReader(raw: raw)
@@ -91,12 +102,11 @@ enum CaptureDecoder {
                     if Int32(op) != SQLITE_DELETE { new.append(reader.value() ?? .null) }
                 }
             }
-            if tables[name] == nil { tables[name] = .some(schema.table(named: name)) }
+            if tables[name] == nil { tables[name] = .some(schema.table(named: name) ?? later?.table(named: name)) }
             let table = tables[name] ?? nil
             // Records are named by their key: a table without one is not kept (by design, not
             // a loss to report).
-            if let table, case .implicitRowid = table.primaryKey { continue }
-            if let table, case .unidentifiable = table.primaryKey { continue }
+            if let table, !HistoryJournal.keeps(table) { continue }
             func lost() {
                 decoded.count += 1
                 decoded.tables.insert(table?.name ?? name)
@@ -104,11 +114,21 @@ enum CaptureDecoder {
             }
             guard withValues != 0 else { lost(); continue }
             guard let table, table.columns.count == Int(columnCount) else { lost(); continue }
-            // The hook gives values in storage order: virtual generated columns last.
+            // The hook gives values in storage order: virtual generated columns last (checked by
+            // the tests against the SQLite linked; see ``HistoryJournal/keeps(_:)``).
             let stored = table.columns.filter { $0.generation != .virtual } + table.columns.filter { $0.generation == .virtual }
             let names = stored.map(\.name)
             // Generated columns are computed, never written back.
             let writable = stored.indices.filter { stored[$0].generation == .none }
+            // A row stored before `ALTER TABLE … ADD COLUMN x DEFAULT d` holds no x: this
+            // SQLite's hook then gives NULL as its old value, where the row reads d.
+            func unknownOld(_ column: Int, new: Value?) -> Bool {
+                let description = stored[column]
+                guard description.defaultSQL != nil, let literal = Self.literal(description.defaultSQL), !literal.isNull else {
+                    return description.isNotNull && description.defaultSQL != nil
+                }
+                return description.isNotNull || new == literal
+            }
             func key(_ values: [Value], rowid: Int64) -> [Value]? {
                 switch table.primaryKey {
                 case .rowidAlias: return [.integer(rowid)]
@@ -120,8 +140,11 @@ enum CaptureDecoder {
             }
             func whole(_ kind: RecordedChange.Kind, _ values: [Value], rowid: Int64) -> RecordedChange? {
                 key(values, rowid: rowid).map { key in
-                    RecordedChange(id: ObjectID(table: table.name, primaryKey: key), kind: kind,
-                                   fields: writable.map { .init(name: names[$0], old: kind == .delete ? values[$0] : nil, new: kind == .insert ? values[$0] : nil) })
+                    // (A deleted row's NOT NULL column read as NULL held its default: left out,
+                    // so bringing the row back gives it the default again.)
+                    let kept = writable.filter { kind != .delete || !(values[$0].isNull && stored[$0].isNotNull && stored[$0].defaultSQL != nil) }
+                    return RecordedChange(id: ObjectID(table: table.name, primaryKey: key), kind: kind,
+                                          fields: kept.map { .init(name: names[$0], old: kind == .delete ? values[$0] : nil, new: kind == .insert ? values[$0] : nil) })
                 }
             }
             switch Int32(op) {
@@ -138,7 +161,7 @@ enum CaptureDecoder {
                     }
                     continue
                 }
-                let fields = writable.filter { old[$0] != new[$0] }.map { RecordedChange.Field(name: names[$0], old: old[$0], new: new[$0]) }
+                let fields = writable.filter { old[$0] != new[$0] && !(old[$0].isNull && unknownOld($0, new: new[$0])) }.map { RecordedChange.Field(name: names[$0], old: old[$0], new: new[$0]) }
                 if !fields.isEmpty {
                     decoded.changes.append(RecordedChange(id: ObjectID(table: table.name, primaryKey: oldKey), kind: .update, fields: fields))
                 }
@@ -147,6 +170,20 @@ enum CaptureDecoder {
         decoded.count += decoded.changes.count
         for change in decoded.changes { decoded.tables.insert(change.id.table) }
         return decoded
+    }
+
+    /// The value of a default written as a literal (`0`, `-1.5`, `'text'`, `NULL`); nil for an
+    /// expression.
+    static func literal(_ sql: String?) -> Value? {
+        guard var text = sql?.trimmingCharacters(in: .whitespaces) else { return nil }
+        while text.hasPrefix("("), text.hasSuffix(")") { text = String(text.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces) }
+        if text.uppercased() == "NULL" { return .null }
+        if let number = Int64(text) { return .integer(number) }
+        if let number = Double(text), text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return .real(number) }
+        if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") {
+            return .text(String(text.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'"))
+        }
+        return nil
     }
 
     /// Reads the capture's layout (see csqlite_support.c): native byte order, as written.

@@ -68,30 +68,38 @@ extension Container {
             case .taken: result.taken.append(change.id)
             }
         }
-        let pending = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
-        for attempt in 0..<3 {
+        func pending() -> Int { context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count }
+        var last: [MergeConflict] = []
+        // (A record changed again between two tries meets the next; three tries, then give up.)
+        for _ in 0..<3 {
+            let writing = pending()
             do {
                 try context.save()
-                result.written = pending - (attempt == 0 ? 0 : result.conflicts.count)
-                break
             } catch .conflicts(let conflicts) {
-                result.conflicts = conflicts
+                last = conflicts
                 switch changedSince {
-                case .ask: return result
+                case .ask:
+                    result.conflicts = conflicts
+                    return result
                 case .overwrite: for conflict in conflicts { try context.resolveConflict(conflict, by: .overwrite) }
-                case .leave: for conflict in conflicts { try context.refresh(conflict.objectID, mergeChanges: false) }
+                case .leave:
+                    result.conflicts += conflicts
+                    for conflict in conflicts { try context.refresh(conflict.objectID, mergeChanges: false) }
                 }
+                continue
             }
+            result.written = writing
+            // Nothing was written (all as the step leaves them already, or left): the save
+            // journaled nothing, and the entries still count as undone (or redone).
+            if writing == 0 { core.journal?.append(changes: [], note: note, time: Date(), evenIfEmpty: true) }
+            return result
         }
-        // Nothing to write (all already as the step leaves them, or left): the entries still
-        // count as undone (or redone).
-        if pending == 0 || result.written == 0 { core.journal?.append(changes: [], note: note, time: Date(), evenIfEmpty: true) }
-        return result
+        throw StoreError.conflicts(last)
     }
 
-    /// A large step as bulk changes: one per table and shape (whole rows; the same fields),
-    /// each written where records still hold what the step expects. With ``ChangedSince/ask``
-    /// and records changed since, nothing is written (the check is a rehearsal).
+    /// A large step as bulk changes, one per table and shape (whole rows; the same fields),
+    /// in one transaction, each record written where it still holds what the step expects.
+    /// With ``ChangedSince/ask`` and records changed since, nothing is written.
     private func writeInBulk(_ step: HistoryStep, changedSince: ChangedSince) throws(StoreError) -> HistoryWrite {
         var groups: [(key: String, change: BulkChange)] = []
         for change in step.changes {
@@ -108,31 +116,28 @@ extension Container {
             }
         }
         var result = HistoryWrite()
-        if changedSince == .ask {
-            // Asked first: which records changed since, without writing any.
-            for (_, change) in groups { result.changedSince += try changedSinceRecords(of: change) }
-            if !result.changedSince.isEmpty { return result }
-        }
-        let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
-        for (_, change) in groups {
-            let done = try apply(change, history: note)
-            result.written += done.applied.count
-            let left = done.changedSince
-            if changedSince == .overwrite, !left.isEmpty {
-                let again = try apply(change.only(left.keys), overwriting: left, history: note)
-                result.written += again.applied.count
-                result.changedSince += again.changedSince.keys
-            } else {
-                result.changedSince += left.keys
+        var overwriting: [ObjectID: [Value]?] = [:]
+        if changedSince != .leave {
+            // Which records changed since, read without writing: asked about, or overwritten
+            // as they are now.
+            for (_, change) in groups { overwriting.merge(try changedSinceRecords(of: change)) { $1 } }
+            if changedSince == .ask, !overwriting.isEmpty {
+                result.changedSince = Array(overwriting.keys)
+                return result
             }
         }
-        if result.written == 0 { core.journal?.append(changes: [], note: note, time: Date(), evenIfEmpty: true) }
+        let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
+        // (One transaction, journaled as the undo or redo even when it writes nothing.)
+        for done in try apply(groups.map(\.change), overwriting: overwriting, history: note) {
+            result.written += done.applied.count
+            result.changedSince += done.changedSince.keys
+        }
         return result
     }
 
     /// The records of `change` that hold something other than its `before` now: what
     /// ``apply(_:overwriting:namingAtMost:progress:)`` would leave alone, read without writing.
-    private func changedSinceRecords(of change: BulkChange) throws(StoreError) -> [ObjectID] {
+    private func changedSinceRecords(of change: BulkChange) throws(StoreError) -> [ObjectID: [Value]?] {
         let schema = try core.entity(change.table).table
         let keys = change.records.keys.compactMap(\.primaryKeyValues)
         return try storeErrors(path: core.path) {
@@ -142,7 +147,9 @@ extension Container {
                     let chunk = Array(keys[start..<min(start + Self.keyChunk, keys.count)])
                     for (id, values) in try Self.readValues(db, schema: schema, columns: change.columns, where: schema.keySetSQL(chunk)) { now[id] = values }
                 }
-                return change.records.compactMap { id, sides in now[id] == sides.before ? nil : id }
+                var changed: [ObjectID: [Value]?] = [:]
+                for (id, sides) in change.records where now[id] != sides.before { changed[id] = .some(now[id]) }
+                return changed
             }
         }
     }

@@ -105,17 +105,12 @@ public final class HistoryJournal: @unchecked Sendable {
 
     /// Entries handed over and not yet written, oldest first.
     private let pending = Locked<[Pending]>([])
+    /// The store's schema as it is now (set by the store): the tables a write made itself.
+    let currentSchema = Locked<(@Sendable () -> DatabaseSchema)?>(nil)
 
     /// Journals a committed write's changes, decoded by `schema` (on the journal's queue).
     func append(_ captured: CapturedChanges, schema: DatabaseSchema, note: HistoryNote, time: Date) {
         enqueue(Pending(captured: captured, schema: schema, changes: [], note: note, time: time))
-    }
-
-    /// Marks a step's entries undone (or, for a redo, done again) without a write of its own:
-    /// what a person chose in a form instead (see the app's conflict path for `:undo`).
-    public func markWritten(_ step: HistoryStep) {
-        let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
-        append(changes: [], note: note, time: Date(), evenIfEmpty: true)
     }
 
     /// Journals changes the caller names itself (another program's, merged into a record).
@@ -160,7 +155,7 @@ public final class HistoryJournal: @unchecked Sendable {
                     var tables = Set(changes.map(\.id.table))
                     var complete = true
                     if let captured = entry.captured, let schema = entry.schema {
-                        let decoded = CaptureDecoder.decode(captured, schema: schema)
+                        let decoded = CaptureDecoder.decode(captured, schema: schema, later: currentSchema.value?())
                         (changes, count, tables, complete) = (decoded.changes, decoded.count, decoded.tables, decoded.complete)
                     }
                     written += try write(note: entry.note, time: entry.time, changes: changes, recordCount: count, tables: tables, complete: complete, db: db)
@@ -217,17 +212,26 @@ public final class HistoryJournal: @unchecked Sendable {
     private func dropOldest() throws {
         guard total > settings.capacity else { return }
         try database.inTransaction { db in
-            let entries = try Row.fetchAll(db, sql: "SELECT id, bytes FROM entry ORDER BY id")
+            let entries = try Row.fetchAll(db, sql: "SELECT id, bytes, grp FROM entry ORDER BY id")
             var dropped: [Int64] = []
+            var groups: Set<String> = []
             for row in entries where total > settings.capacity {
                 dropped.append(row[0])
                 total -= row[1] as Int
+                if let group: String = row[2] { groups.insert(group) }
             }
-            guard let last = dropped.last else { return .commit }
-            for table in ["keyvalue", "field", "record"] {
-                try db.execute(sql: "DELETE FROM \(table) WHERE entry <= ?", arguments: [last])
+            // An import's batches go together: half an import is not something to undo.
+            for row in entries.dropFirst(dropped.count) {
+                guard let group: String = row[2], groups.contains(group) else { continue }
+                dropped.append(row[0])
+                total -= row[1] as Int
             }
-            try db.execute(sql: "DELETE FROM entry WHERE id <= ?", arguments: [last])
+            for id in dropped {
+                for table in ["keyvalue", "field", "record"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE entry = ?", arguments: [id])
+                }
+                try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
+            }
             return .commit
         }
     }
@@ -236,6 +240,17 @@ public final class HistoryJournal: @unchecked Sendable {
     /// line of its own (so one is found by `instr` with the newlines around it).
     static func tablesText(_ tables: Set<String>) -> String {
         "\n" + tables.map { $0.lowercased() }.sorted().joined(separator: "\n") + "\n"
+    }
+
+    /// Whether the journal keeps the changes of `table`: a table with a declared key (records
+    /// are named by it), and not a WITHOUT ROWID table with virtual generated columns, whose
+    /// values this SQLite's pre-update hook gives in one order for an update's new row and
+    /// another for the rest.
+    public static func keeps(_ table: TableSchema) -> Bool {
+        switch table.primaryKey {
+        case .implicitRowid, .unidentifiable: return false
+        default: return !(table.isWithoutRowid && table.columns.contains { $0.generation == .virtual })
+        }
     }
 
     /// A record key as the journal looks it up: each value with its storage class, so the
@@ -283,8 +298,8 @@ public final class HistoryJournal: @unchecked Sendable {
         try reading { db in
             guard let newest = try Self.candidates(db, table: table).first(where: { !$0.undone }) else { return nil }
             let entries = try Self.group(db, of: newest, undone: false)
-            let changes = try entries.reversed().flatMap { try Self.changes(db, of: $0).reversed().map(\.inverted) }
-            return HistoryStep(entries: entries, changes: changes, isRedo: false)
+            let changes = RecordedChange.combined(try entries.flatMap { try Self.changes(db, of: $0) })
+            return HistoryStep(entries: entries, changes: changes.reversed().map(\.inverted), isRedo: false)
         }
     }
 
@@ -298,7 +313,7 @@ public final class HistoryJournal: @unchecked Sendable {
             let undoneSuffix = candidates.prefix { $0.undone }
             guard let oldestUndone = undoneSuffix.last else { return nil }
             let entries = try Self.group(db, of: oldestUndone, undone: true)
-            let changes = try entries.flatMap { try Self.changes(db, of: $0) }
+            let changes = RecordedChange.combined(try entries.flatMap { try Self.changes(db, of: $0) })
             return HistoryStep(entries: entries, changes: changes, isRedo: true)
         }
     }

@@ -40,6 +40,68 @@ public struct RecordedChange: Hashable, Sendable {
         return RecordedChange(id: id, kind: kind, fields: fields.map { Field(name: $0.name, old: $0.new, new: $0.old) })
     }
 
+    /// Changes in the order they were made, each record's folded into one: from the record as
+    /// it was before the first to the record after the last (a row deleted and added again
+    /// under its key, as `INSERT OR REPLACE` does, is one update; a row added then deleted is
+    /// nothing). Records keep the order of their first change.
+    public static func combined(_ changes: [RecordedChange]) -> [RecordedChange] {
+        struct Fold {
+            var existedBefore: Bool
+            var existsAfter: Bool
+            var before: [String: Value] = [:]
+            var after: [String: Value] = [:]
+            var names: [String] = []
+            var count = 0
+            var only: RecordedChange?
+        }
+        var folds: [ObjectID: Fold] = [:]
+        var order: [ObjectID] = []
+        for change in changes {
+            var fold = folds[change.id] ?? Fold(existedBefore: change.kind != .insert, existsAfter: change.kind != .insert)
+            if folds[change.id] == nil { order.append(change.id) }
+            fold.count += 1
+            fold.only = change
+            for field in change.fields where !fold.names.contains(field.name) { fold.names.append(field.name) }
+            switch change.kind {
+            case .insert:
+                fold.after = [:]
+                for field in change.fields { fold.after[field.name] = field.new ?? .null }
+                fold.existsAfter = true
+            case .update:
+                for field in change.fields {
+                    if fold.before[field.name] == nil, fold.existedBefore { fold.before[field.name] = field.old ?? .null }
+                    fold.after[field.name] = field.new ?? .null
+                }
+                fold.existsAfter = true
+            case .delete:
+                for field in change.fields where fold.before[field.name] == nil && fold.existedBefore {
+                    fold.before[field.name] = field.old ?? .null
+                }
+                fold.after = [:]
+                fold.existsAfter = false
+            }
+            folds[change.id] = fold
+        }
+        return order.compactMap { id in
+            let fold = folds[id]!
+            if fold.count == 1 { return fold.only }
+            switch (fold.existedBefore, fold.existsAfter) {
+            case (false, false): return nil
+            case (false, true):
+                return RecordedChange(id: id, kind: .insert, fields: fold.names.compactMap { name in fold.after[name].map { Field(name: name, old: nil, new: $0) } })
+            case (true, false):
+                return RecordedChange(id: id, kind: .delete, fields: fold.names.compactMap { name in fold.before[name].map { Field(name: name, old: $0, new: nil) } })
+            case (true, true):
+                let fields = fold.names.compactMap { name -> Field? in
+                    guard let new = fold.after[name] else { return nil }
+                    let old = fold.before[name] ?? .null
+                    return old == new ? nil : Field(name: name, old: old, new: new)
+                }
+                return fields.isEmpty ? nil : RecordedChange(id: id, kind: .update, fields: fields)
+            }
+        }
+    }
+
     /// Roughly what the change takes in the journal, in bytes (the size cap counts this).
     var byteCount: Int {
         fields.reduce(48) { total, field in

@@ -69,7 +69,7 @@ struct BatchWriter {
         return Plan(sql: sql, target: target, existsSQL: existsSQL)
     }
 
-    func write(_ rows: [Importer.PendingRow], db: Database) throws -> Outcome {
+    func write(_ rows: [Importer.PendingRow], db: Database, recorder: ChangeRecorder? = nil) throws -> Outcome {
         var outcome = Outcome()
         // Looked up once: reading `table.columns[i]` in the row loop copies a column's
         // description (retains and releases) for every field.
@@ -105,9 +105,12 @@ struct BatchWriter {
                 let values = target.map { row.values[row.columns.firstIndex(of: $0)!] }
                 existed = try Row.fetchOne(db.cachedStatement(sql: existsSQL), arguments: values.statementArguments) != nil
             }
+            // (A refused row was undone by SQLite; the journal forgets it too.)
+            let mark = recorder?.mark()
             do {
                 try statement.executeBulk(binding: row.values, db: db)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT || error.resultCode == .SQLITE_MISMATCH {
+                if let mark { recorder?.rewind(to: mark) }
                 reject(&outcome, line: row.line, column: Self.column(in: error), reason: Self.reason(for: error, row: row, table: table))
                 continue
             }

@@ -73,17 +73,23 @@ public final class Importer {
                 // All or nothing: one transaction for the whole file (other writers wait),
                 // written batch by batch (memory stays flat, cancel is heard between
                 // batches), rolled back when a row is refused or the import is cancelled.
-                try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in
+                try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, note in
                     if let creating { try db.execute(sql: creating.sql) }
+                    let recorder = note.recorder
                     try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
-                        try writer.write(rows, db: db)
+                        try writer.write(rows, db: db, recorder: recorder)
                     }
                     if summary.rejected > 0 || summary.cancelled { throw AtomicRollback() }
                 }
+                if creating != nil { try core.reloadSchema() }
             } else {
-                if let creating { try core.write(origin: .context(identity)) { db, _ in try db.execute(sql: creating.sql) } }
+                if let creating {
+                    try core.write(origin: .context(identity)) { db, _ in try db.execute(sql: creating.sql) }
+                    // (Its batches are journaled by the schema that has the table.)
+                    try core.reloadSchema()
+                }
                 try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
-                    try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, _ in try writer.write(rows, db: db) }
+                    try core.write(origin: .context(identity), bulkTables: [entity.name]) { db, note in try writer.write(rows, db: db, recorder: note.recorder) }
                 }
             }
         } catch is AtomicRollback {
