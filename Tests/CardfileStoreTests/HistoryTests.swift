@@ -4,7 +4,7 @@ import GRDB
 import Testing
 @testable import CardfileStore
 
-/// The history journal: every save recorded by SQLite's session extension, kept across
+/// The history journal: every save recorded by SQLite's pre-update hook, kept across
 /// restarts by the file's identity, and `:undo` / redo through the contexts, against the file
 /// as another connection reads it.
 @Suite("History", .timeLimit(.minutes(10)))

@@ -58,6 +58,11 @@ public final class HistoryJournal: @unchecked Sendable {
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.inTransaction {
+                // (A journal of another layout is started afresh.)
+                if try Int.fetchOne(db, sql: "PRAGMA user_version") != Self.layout {
+                    for table in ["entry", "record", "keyvalue", "field"] { try db.execute(sql: "DROP TABLE IF EXISTS \(table)") }
+                    try db.execute(sql: "PRAGMA user_version = \(Self.layout)")
+                }
                 try db.execute(sql: Self.schema)
                 try db.execute(sql: "INSERT OR REPLACE INTO about(name, value) VALUES ('path', ?)", arguments: [databasePath])
                 return .commit
@@ -65,6 +70,9 @@ public final class HistoryJournal: @unchecked Sendable {
         }
         total = try database.read { try Int.fetchOne($0, sql: "SELECT coalesce(sum(bytes), 0) FROM entry") ?? 0 }
     }
+
+    /// The journal's layout, in `PRAGMA user_version`.
+    private static let layout = 2
 
     private static let schema = """
         CREATE TABLE IF NOT EXISTS about(name TEXT PRIMARY KEY, value);
@@ -74,16 +82,8 @@ public final class HistoryJournal: @unchecked Sendable {
             records INTEGER NOT NULL, bytes INTEGER NOT NULL, tables TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS record(
             entry INTEGER NOT NULL, seq INTEGER NOT NULL, tbl TEXT NOT NULL COLLATE NOCASE, rkey TEXT NOT NULL,
-            op TEXT NOT NULL, PRIMARY KEY(entry, seq)) WITHOUT ROWID;
+            op TEXT NOT NULL, packed BLOB NOT NULL, PRIMARY KEY(entry, seq)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS record_by_key ON record(tbl, rkey);
-        CREATE INDEX IF NOT EXISTS record_by_table ON record(tbl, entry);
-        CREATE TABLE IF NOT EXISTS keyvalue(
-            entry INTEGER NOT NULL, seq INTEGER NOT NULL, k INTEGER NOT NULL, value,
-            PRIMARY KEY(entry, seq, k)) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS field(
-            entry INTEGER NOT NULL, seq INTEGER NOT NULL, pos INTEGER NOT NULL, name TEXT NOT NULL,
-            hasold INTEGER NOT NULL, old, hasnew INTEGER NOT NULL, new,
-            PRIMARY KEY(entry, seq, pos)) WITHOUT ROWID;
         """
 
     /// Why the journal last failed to keep an entry, once (nil afterwards, and when it never did).
@@ -184,19 +184,11 @@ public final class HistoryJournal: @unchecked Sendable {
                         note.undoing.isEmpty ? nil : note.undoing.map(String.init).joined(separator: ","),
                         complete, recordCount, bytes, Self.tablesText(tables)])
         let entry = db.lastInsertedRowID
-        let record = try db.cachedStatement(sql: "INSERT INTO record(entry, seq, tbl, rkey, op) VALUES (?, ?, ?, ?, ?)")
-        let key = try db.cachedStatement(sql: "INSERT INTO keyvalue(entry, seq, k, value) VALUES (?, ?, ?, ?)")
-        let field = try db.cachedStatement(sql: "INSERT INTO field(entry, seq, pos, name, hasold, old, hasnew, new) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        let record = try db.cachedStatement(sql: "INSERT INTO record(entry, seq, tbl, rkey, op, packed) VALUES (?, ?, ?, ?, ?, ?)")
         for (seq, change) in kept.enumerated() {
             let values = change.id.primaryKeyValues ?? []
-            try record.execute(arguments: [entry, seq, change.id.table, Self.keyText(values), change.kind.rawValue])
-            for (k, value) in values.enumerated() {
-                try key.execute(arguments: [entry, seq, k, value.databaseValue])
-            }
-            for (pos, item) in change.fields.enumerated() {
-                try field.execute(arguments: [entry, seq, pos, item.name, item.old != nil, item.old?.databaseValue,
-                                              item.new != nil, item.new?.databaseValue])
-            }
+            try record.execute(arguments: [entry, seq, change.id.table, Self.keyText(values), change.kind.rawValue,
+                                           ChangePacking.pack(key: values, fields: change.fields)])
         }
         // An undo marks what it undid; a redo marks it done again.
         if !note.undoing.isEmpty {
@@ -227,9 +219,7 @@ public final class HistoryJournal: @unchecked Sendable {
                 total -= row[1] as Int
             }
             for id in dropped {
-                for table in ["keyvalue", "field", "record"] {
-                    try db.execute(sql: "DELETE FROM \(table) WHERE entry = ?", arguments: [id])
-                }
+                try db.execute(sql: "DELETE FROM record WHERE entry = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
             }
             return .commit
@@ -274,12 +264,11 @@ public final class HistoryJournal: @unchecked Sendable {
         guard let key = id.primaryKeyValues else { return [] }
         return try reading { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT e.id, e.time, e.source, e.records, e.complete, r.seq, r.op FROM record r JOIN entry e ON e.id = r.entry
+                SELECT e.id, e.time, e.source, e.records, e.complete, r.tbl, r.op, r.packed FROM record r JOIN entry e ON e.id = r.entry
                 WHERE r.tbl = ? AND r.rkey = ? ORDER BY e.id DESC, r.seq DESC
                 """, arguments: [id.table, Self.keyText(key)])
-            return try rows.map { row in
-                let entry = Self.entry(row)
-                return RecordVersion(entry: entry, change: try Self.change(db, entry: entry.id, seq: row[5], table: id.table, kind: row[6]))
+            return rows.compactMap { row in
+                Self.change(table: row[5], kind: row[6], packed: row[7]).map { RecordVersion(entry: Self.entry(row), change: $0) }
             }
         }
     }
@@ -348,38 +337,16 @@ public final class HistoryJournal: @unchecked Sendable {
                      recordCount: row[3], isComplete: row[4])
     }
 
-    /// Every record change of an entry, read in three statements (an entry of a bulk edit or
-    /// an import holds tens of thousands).
+    /// Every record change of an entry, in the order written.
     private static func changes(_ db: Database, of entry: HistoryEntry) throws -> [RecordedChange] {
-        let records = try Row.fetchAll(db, sql: "SELECT seq, tbl, op FROM record WHERE entry = ? ORDER BY seq", arguments: [entry.id])
-        var keys = Array(repeating: [Value](), count: records.count)
-        var fields = Array(repeating: [RecordedChange.Field](), count: records.count)
-        let keyRows = try Row.fetchCursor(db, sql: "SELECT seq, value FROM keyvalue WHERE entry = ? ORDER BY seq, k", arguments: [entry.id])
-        while let row = try keyRows.next() {
-            let seq: Int = row[0]
-            if keys.indices.contains(seq) { keys[seq].append(Value(row[1] as DatabaseValue)) }
-        }
-        let fieldRows = try Row.fetchCursor(db, sql: "SELECT seq, name, hasold, old, hasnew, new FROM field WHERE entry = ? ORDER BY seq, pos",
-                                            arguments: [entry.id])
-        while let row = try fieldRows.next() {
-            let seq: Int = row[0]
-            guard fields.indices.contains(seq) else { continue }
-            fields[seq].append(RecordedChange.Field(name: row[1], old: (row[2] as Bool) ? Value(row[3] as DatabaseValue) : nil,
-                                                    new: (row[4] as Bool) ? Value(row[5] as DatabaseValue) : nil))
-        }
-        return records.enumerated().map { index, row in
-            RecordedChange(id: ObjectID(table: row[1], primaryKey: keys[index]), kind: RecordedChange.Kind(rawValue: row[2]) ?? .update, fields: fields[index])
+        try Row.fetchAll(db, sql: "SELECT tbl, op, packed FROM record WHERE entry = ? ORDER BY seq", arguments: [entry.id]).compactMap { row in
+            change(table: row[0], kind: row[1], packed: row[2])
         }
     }
 
-    private static func change(_ db: Database, entry: Int64, seq: Int, table: String, kind: String) throws -> RecordedChange {
-        let key = try DatabaseValue.fetchAll(db, sql: "SELECT value FROM keyvalue WHERE entry = ? AND seq = ? ORDER BY k", arguments: [entry, seq])
-        let fields = try Row.fetchAll(db, sql: "SELECT name, hasold, old, hasnew, new FROM field WHERE entry = ? AND seq = ? ORDER BY pos",
-                                      arguments: [entry, seq]).map { row in
-            RecordedChange.Field(name: row[0], old: (row[1] as Bool) ? Value(row[2] as DatabaseValue) : nil,
-                                 new: (row[3] as Bool) ? Value(row[4] as DatabaseValue) : nil)
-        }
-        return RecordedChange(id: ObjectID(table: table, primaryKey: key.map(Value.init)), kind: RecordedChange.Kind(rawValue: kind) ?? .update, fields: fields)
+    private static func change(table: String, kind: String, packed: Data) -> RecordedChange? {
+        guard let (key, fields) = ChangePacking.unpack(packed) else { return nil }
+        return RecordedChange(id: ObjectID(table: table, primaryKey: key), kind: RecordedChange.Kind(rawValue: kind) ?? .update, fields: fields)
     }
 
     private func reading<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
