@@ -71,51 +71,29 @@ extension CardfileApp {
             }
             self.overlay = .schema(panel)
         case .history(var panel):
-            let area = mainArea
-            let page = panel.visibleRows(in: area)
-            switch action {
-            case .down?: panel.move(by: 1, in: area)
-            case .up?: panel.move(by: -1, in: area)
-            case .pageDown?: panel.move(by: page, in: area)
-            case .pageUp?: panel.move(by: -page, in: area)
-            case .first?: panel.move(by: -panel.selected, in: area)
-            case .last?: panel.move(by: panel.rowCount, in: area)
-            case .open?:
-                self.overlay = nil
-                restore(panel, now: now)
+            if panel.navigate(action, in: mainArea) {
+                self.overlay = .history(panel)
                 return []
-            case .leave?:
-                self.overlay = nil
-                return []
-            case .quit?:
-                self.overlay = nil
-                return quit(force: false, now: now)
-            default: break
             }
-            self.overlay = .history(panel)
+            self.overlay = nil
+            switch action {
+            case .open?: restore(panel, now: now)
+            case .quit?: return quit(force: false, now: now)
+            case .leave?: break
+            default: self.overlay = .history(panel)
+            }
         case .frequencies(var panel):
-            let area = mainArea
-            let page = panel.visibleRows(in: area)
-            switch action {
-            case .down?: panel.move(by: 1, in: area)
-            case .up?: panel.move(by: -1, in: area)
-            case .pageDown?: panel.move(by: page, in: area)
-            case .pageUp?: panel.move(by: -page, in: area)
-            case .first?: panel.move(by: -panel.selected, in: area)
-            case .last?: panel.move(by: panel.frequencies.values.count, in: area)
-            case .open?:
-                self.overlay = nil
-                filter(to: panel, now: now)
+            if panel.navigate(action, in: mainArea) {
+                self.overlay = .frequencies(panel)
                 return []
-            case .leave?:
-                self.overlay = nil
-                return []
-            case .quit?:
-                self.overlay = nil
-                return quit(force: false, now: now)
-            default: break
             }
-            self.overlay = .frequencies(panel)
+            self.overlay = nil
+            switch action {
+            case .open?: filter(to: panel, now: now)
+            case .quit?: return quit(force: false, now: now)
+            case .leave?: break
+            default: self.overlay = .frequencies(panel)
+            }
         case .question(var asked):
             guard let chosen = asked.dialog.handle(key) else {
                 self.overlay = .question(asked)

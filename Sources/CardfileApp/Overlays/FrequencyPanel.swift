@@ -3,7 +3,7 @@ import CardfileTerminal
 
 /// A column's frequency table (`F`) over the list: each value with its count, its share and a
 /// bar, most frequent first. ↑ ↓ choose a value, Enter filters the list to it, Esc goes back.
-struct FrequencyPanel {
+struct FrequencyPanel: ChoosingPanel {
     let table: String
     let column: String
     /// Over which rows, in words: `every record`, `the marked records`.
@@ -19,6 +19,8 @@ struct FrequencyPanel {
         self.scope = scope
         self.frequencies = frequencies
     }
+
+    var rowCount: Int { frequencies.values.count }
 
     /// The chosen value; none when the table is empty. (Not `? … : nil`: `Value` takes `nil`
     /// as its NULL, so that read an empty table's choice as NULL, found by the monkey test.)

@@ -5,7 +5,7 @@ import Foundation
 /// A record's saved versions (`:history`), newest first, then the record as first seen: each
 /// with its time, what made it, and the fields it changed, old → new. ↑ ↓ choose one, End
 /// goes to the oldest, Enter puts its values in the record's form as edits.
-struct HistoryPanel {
+struct HistoryPanel: ChoosingPanel {
     let id: ObjectID
     /// `people 3`.
     let title: String
