@@ -431,10 +431,14 @@ extension LiveQuery {
             }
             return
         }
-        let (slice, anchor) = try read { db in try sortedSlice(around: index, line: line, db: db) }
-        install(slice, selecting: anchor.map { .id($0) } ?? .line(line))
+        // (A change after a change, the new order not yet come: the line from before both.)
+        let own = keptLine.flatMap { $0.id == selection && $0.meanwhile == line ? $0.line : nil } ?? line
+        let (slice, anchor) = try read { db in try sortedSlice(around: index, line: own, db: db) }
+        install(slice, selecting: anchor.map { .id($0) } ?? .line(own))
         if anchor != selection, let key = oldKeys.indices.contains(line) ? oldKeys[line] : nil, let anchor {
-            vanishedSelection = (key, line, anchor)
+            vanishedSelection = (key, own, anchor)
+        } else if anchor == selection {
+            keptLine = (selection, own, window.selectedLine)
         }
     }
 
@@ -454,12 +458,14 @@ extension LiveQuery {
         } else if let selection = old.selection {
             if let index = sortedIndex(of: selection) {
                 anchor = index
+                if let kept = keptLine, kept.id == selection, kept.meanwhile == old.selectedLine { line = kept.line }
             } else if oldKeys.indices.contains(line) {
                 vanishedKey = oldKeys[line]
             }
         }
         vanishedSelection = nil
         awaitedSelection = nil
+        keptLine = nil
         if anchor == nil, let vanishedKey {
             anchor = try read { db -> Int? in
                 let next = try forward(from: vanishedKey, inclusive: false, limit: 1, db: db).first

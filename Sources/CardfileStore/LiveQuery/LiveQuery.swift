@@ -67,6 +67,11 @@ public final class LiveQuery {
     /// On the sorted path, a selection that vanished before the new order arrived: its old
     /// sort key and line, and the row standing in for it meanwhile.
     var vanishedSelection: (key: [Value], line: Int, replacement: ObjectID)?
+    /// On the sorted path, the line a selection had before a data change, and the line the
+    /// window put it on until the new order arrives (near the end of the result, the old keys
+    /// with their rows gone can shift it): the new order puts it back on its own line, unless
+    /// the person moved meanwhile.
+    var keptLine: (id: ObjectID, line: Int, meanwhile: Int?)?
     /// Bumped when the data changes; background results built before are stale.
     var dataVersion: UInt64 = 0
     /// Bumped when the spec changes; background results built before are discarded.
@@ -197,6 +202,7 @@ public final class LiveQuery {
         sorted = nil
         sortedGone = []
         vanishedSelection = nil
+        keptLine = nil
         awaitedSelection = nil
         builtAt = nil
         worker.cancel()
