@@ -419,10 +419,10 @@ public final class CursesBackend: Backend {
         isActive = false
         for source in signalSources { source.cancel() }
         signalSources.removeAll()
+        cf_screen_up(0)
         leaveTerminal()
         if let screen { delscreen(screen) }
         screen = nil
-        cf_screen_up(0)
         for number in [SIGWINCH, SIGTERM, SIGINT, SIGHUP] { signal(number, SIG_DFL) }
     }
 }

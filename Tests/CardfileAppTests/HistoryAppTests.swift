@@ -84,6 +84,23 @@ struct HistoryAppTests {
         #expect(try Self.name(harness, 1) == "Ada L.")
     }
 
+    @Test func takingTheirsInTheDialogCountsTheUndoAsDone() throws {
+        let runs = try Runs()
+        try Self.appendToName(runs.first, " L.")
+        try Self.appendToName(runs.first, " K.")
+        try LiveRefreshTests.outside(runs.first, "UPDATE cards SET name = 'Ada Lovelace' WHERE id = 1")
+        let harness = try runs.again()
+        try harness.press(.alt("u"))
+        guard case .conflict? = harness.app.overlay else { Issue.record("no conflict dialog: \(harness.screen)"); return }
+        try harness.press(.char("t"))
+        #expect(try Self.name(harness, 1) == "Ada Lovelace")
+        // The next Alt-U goes further back, past the change the person chose to keep.
+        try harness.press(KeyEvent(.escape))
+        try harness.press(.alt("u"))
+        guard case .conflict(let dialog)? = harness.app.overlay else { Issue.record("no conflict dialog: \(harness.screen)"); return }
+        #expect(dialog.conflict.fields.first { $0.name == "name" }?.mine == .text("Ada"), "the save before: Ada → Ada L.")
+    }
+
     @Test func anUndoLeftInItsFormIsStillToDo() throws {
         let runs = try Runs()
         try Self.appendToName(runs.first, " L.")

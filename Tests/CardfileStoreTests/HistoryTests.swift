@@ -437,6 +437,20 @@ struct HistoryReviewedTests {
         }
     }
 
+    @Test func anImportTheCapCutsWhileItRunsIsNotUndoneInPart() throws {
+        let fixture = try Fixture()
+        let container = try fixture.open(capacity: 3_000)
+        let csv = fixture.directory.file("many.csv")
+        try (["id,name"] + (10..<70).map { "\($0),name number \($0)" }).joined(separator: "\n").write(toFile: csv, atomically: true, encoding: .utf8)
+        let history = try #require(container.history)
+        // (Each batch written to the journal as it commits, as a slow import's would be.)
+        _ = try Importer(container: container, file: csv, options: ImportOptions(table: "people", batchSize: 10)).run(progress: { _ in history.flush() })
+        history.flush()
+        let step = try #require(try history.nextUndo(table: "people"))
+        #expect(step.source == .import && !step.isComplete, "the batches left of a cut import are no whole: \(step.entries)")
+        #expect(throws: StoreError.historyNotKept(count: step.recordCount)) { try container.write(step) }
+    }
+
     @Test func theCapDropsAnImportWhole() throws {
         let fixture = try Fixture()
         let container = try fixture.open(capacity: 6_000)

@@ -139,6 +139,9 @@ final class EditSession {
         guard hasPersistentChanges else {
             deadline = nil
             pause = nil
+            // An undo whose choices left nothing to write is done all the same.
+            if let writing { editor.recordWritten(writing) }
+            writing = nil
             return .nothingToSave
         }
         do {

@@ -231,10 +231,13 @@ struct SaveCoordinator {
         case .cancel:
             return .close(Report(text: "Nothing written; your edits are kept. Autosave waits for your next edit.", role: .warning, sticky: true))
         case .takeTheirs:
+            // (An undo met a change made since, and the person kept that change: done.)
+            if let writing = form.session.writing { editor.recordWritten(writing) }
             form.session.discard()
             form.reload()
             return .close(Report(text: "Took their version: your changes to this record were dropped.", role: .success))
         case .acceptDeletion:
+            if let writing = form.session.writing { editor.recordWritten(writing) }
             form.session.discard()
             return .closeTheForm(Report(text: "Accepted the deletion.", role: .success))
         case .saveChoices, .merge, .keepMine, .restore:

@@ -1,3 +1,4 @@
+import Foundation
 /// Saving: a root context writes to the store; a child moves its changes into its parent.
 extension ObjectContext {
     /// Saves pending changes.
@@ -75,6 +76,14 @@ extension ObjectContext {
         root.historyNote.withLock { $0 = note }
         defer { root.historyNote.withLock { $0 = nil } }
         return try saveToStore()
+    }
+
+    /// Records in the history that `step` is done (undone, or redone) although this context
+    /// wrote nothing for it: the person chose the values there are now (the conflict
+    /// dialog's Take theirs, or choices that left nothing to save).
+    public func recordWritten(_ step: HistoryStep) {
+        let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
+        core.journal?.append(changes: [], note: note, time: Date(), evenIfEmpty: true)
     }
 
     /// Puts back objects an ``absorb(_:)`` replaced, then re-reads them from the source (a

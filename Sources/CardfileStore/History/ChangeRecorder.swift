@@ -121,13 +121,22 @@ enum CaptureDecoder {
             // Generated columns are computed, never written back.
             let writable = stored.indices.filter { stored[$0].generation == .none }
             // A row stored before `ALTER TABLE … ADD COLUMN x DEFAULT d` holds no x: this
-            // SQLite's hook then gives NULL as its old value, where the row reads d.
-            func unknownOld(_ column: Int, new: Value?) -> Bool {
-                let description = stored[column]
-                guard description.defaultSQL != nil, let literal = Self.literal(description.defaultSQL), !literal.isNull else {
-                    return description.isNotNull && description.defaultSQL != nil
+            // SQLite's hook then gives NULL as its old value, where the row reads d. In a NOT
+            // NULL column that can only be the default: its literal, or unknown (an
+            // expression). In a nullable one, NULL → d is taken for the default too (a person
+            // setting NULL to exactly d goes unrecorded: the lesser harm).
+            var unknown = Set<Int>()
+            if !old.isEmpty {
+                for column in writable where old[column].isNull {
+                    let description = stored[column]
+                    guard description.defaultSQL != nil else { continue }
+                    let literal = Self.literal(description.defaultSQL).map { Self.stored($0, affinity: description.affinity) }
+                    if description.isNotNull {
+                        if let literal, !literal.isNull { old[column] = literal } else { unknown.insert(column) }
+                    } else if let literal, !literal.isNull, !new.isEmpty, new[column] == literal {
+                        unknown.insert(column)
+                    }
                 }
-                return description.isNotNull || new == literal
             }
             func key(_ values: [Value], rowid: Int64) -> [Value]? {
                 switch table.primaryKey {
@@ -142,7 +151,7 @@ enum CaptureDecoder {
                 key(values, rowid: rowid).map { key in
                     // (A deleted row's NOT NULL column read as NULL held its default: left out,
                     // so bringing the row back gives it the default again.)
-                    let kept = writable.filter { kind != .delete || !(values[$0].isNull && stored[$0].isNotNull && stored[$0].defaultSQL != nil) }
+                    let kept = writable.filter { kind != .delete || !unknown.contains($0) }
                     return RecordedChange(id: ObjectID(table: table.name, primaryKey: key), kind: kind,
                                           fields: kept.map { .init(name: names[$0], old: kind == .delete ? values[$0] : nil, new: kind == .insert ? values[$0] : nil) })
                 }
@@ -161,7 +170,7 @@ enum CaptureDecoder {
                     }
                     continue
                 }
-                let fields = writable.filter { old[$0] != new[$0] && !(old[$0].isNull && unknownOld($0, new: new[$0])) }.map { RecordedChange.Field(name: names[$0], old: old[$0], new: new[$0]) }
+                let fields = writable.filter { old[$0] != new[$0] && !unknown.contains($0) }.map { RecordedChange.Field(name: names[$0], old: old[$0], new: new[$0]) }
                 if !fields.isEmpty {
                     decoded.changes.append(RecordedChange(id: ObjectID(table: table.name, primaryKey: oldKey), kind: .update, fields: fields))
                 }
@@ -184,6 +193,17 @@ enum CaptureDecoder {
             return .text(String(text.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'"))
         }
         return nil
+    }
+
+    /// A default's literal as a column of `affinity` stores it (`DEFAULT 0` in a REAL column
+    /// is the real 0.0).
+    static func stored(_ value: Value, affinity: Affinity) -> Value {
+        switch (affinity, value) {
+        case (.real, .integer(let number)): return .real(Double(number))
+        case (.integer, .real(let number)), (.numeric, .real(let number)):
+            return number == number.rounded() && abs(number) < 9e15 ? .integer(Int64(number)) : value
+        default: return value
+        }
     }
 
     /// Reads the capture's layout (see csqlite_support.c): native byte order, as written.

@@ -60,7 +60,7 @@ public final class HistoryJournal: @unchecked Sendable {
             try db.inTransaction {
                 // (A journal of another layout is started afresh.)
                 if try Int.fetchOne(db, sql: "PRAGMA user_version") != Self.layout {
-                    for table in ["entry", "record", "keyvalue", "field"] { try db.execute(sql: "DROP TABLE IF EXISTS \(table)") }
+                    for table in ["entry", "record", "keyvalue", "field", "dropped"] { try db.execute(sql: "DROP TABLE IF EXISTS \(table)") }
                     try db.execute(sql: "PRAGMA user_version = \(Self.layout)")
                 }
                 try db.execute(sql: Self.schema)
@@ -72,7 +72,7 @@ public final class HistoryJournal: @unchecked Sendable {
     }
 
     /// The journal's layout, in `PRAGMA user_version`.
-    private static let layout = 2
+    private static let layout = 3
 
     private static let schema = """
         CREATE TABLE IF NOT EXISTS about(name TEXT PRIMARY KEY, value);
@@ -84,6 +84,7 @@ public final class HistoryJournal: @unchecked Sendable {
             entry INTEGER NOT NULL, seq INTEGER NOT NULL, tbl TEXT NOT NULL COLLATE NOCASE, rkey TEXT NOT NULL,
             op TEXT NOT NULL, packed BLOB NOT NULL, PRIMARY KEY(entry, seq)) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS record_by_key ON record(tbl, rkey);
+        CREATE TABLE IF NOT EXISTS dropped(grp TEXT PRIMARY KEY) WITHOUT ROWID;
         """
 
     /// Why the journal last failed to keep an entry, once (nil afterwards, and when it never did).
@@ -176,7 +177,9 @@ public final class HistoryJournal: @unchecked Sendable {
         var bytes = changes.reduce(64) { $0 + $1.byteCount }
         var complete = complete
         var kept = changes
-        if bytes > settings.capacity / 4 {
+        // (A batch of an import whose first batches the cap dropped: the rest is no whole.)
+        let partOfDropped = try note.group.map { try Bool.fetchOne(db, sql: "SELECT 1 FROM dropped WHERE grp = ?", arguments: [$0]) ?? false } ?? false
+        if bytes > settings.capacity / 4 || partOfDropped {
             (kept, complete, bytes) = ([], false, 64)
         }
         try db.cachedStatement(sql: "INSERT INTO entry(time, source, grp, undoes, complete, records, bytes, tables) VALUES (?, ?, ?, ?, ?, ?, ?, ?)").execute(
@@ -203,27 +206,31 @@ public final class HistoryJournal: @unchecked Sendable {
     /// Drops the oldest entries until the journal is within its cap.
     private func dropOldest() throws {
         guard total > settings.capacity else { return }
+        var remaining = total
         try database.inTransaction { db in
             let entries = try Row.fetchAll(db, sql: "SELECT id, bytes, grp FROM entry ORDER BY id")
             var dropped: [Int64] = []
             var groups: Set<String> = []
-            for row in entries where total > settings.capacity {
+            for row in entries where remaining > settings.capacity {
                 dropped.append(row[0])
-                total -= row[1] as Int
+                remaining -= row[1] as Int
                 if let group: String = row[2] { groups.insert(group) }
             }
             // An import's batches go together: half an import is not something to undo.
             for row in entries.dropFirst(dropped.count) {
                 guard let group: String = row[2], groups.contains(group) else { continue }
                 dropped.append(row[0])
-                total -= row[1] as Int
+                remaining -= row[1] as Int
             }
             for id in dropped {
                 try db.execute(sql: "DELETE FROM record WHERE entry = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM entry WHERE id = ?", arguments: [id])
             }
+            // Batches of these groups still to come are kept without their records.
+            for group in groups { try db.execute(sql: "INSERT OR IGNORE INTO dropped(grp) VALUES (?)", arguments: [group]) }
             return .commit
         }
+        total = remaining
     }
 
     /// The tables an entry touched, as its `tables` column holds them: lowercased, each on a
@@ -339,8 +346,10 @@ public final class HistoryJournal: @unchecked Sendable {
 
     /// Every record change of an entry, in the order written.
     private static func changes(_ db: Database, of entry: HistoryEntry) throws -> [RecordedChange] {
-        try Row.fetchAll(db, sql: "SELECT tbl, op, packed FROM record WHERE entry = ? ORDER BY seq", arguments: [entry.id]).compactMap { row in
-            change(table: row[0], kind: row[1], packed: row[2])
+        try Row.fetchAll(db, sql: "SELECT tbl, op, packed FROM record WHERE entry = ? ORDER BY seq", arguments: [entry.id]).map { row in
+            // (A record the journal cannot read back: the entry cannot be undone whole.)
+            guard let change = change(table: row[0], kind: row[1], packed: row[2]) else { throw StoreError.historyNotKept(count: entry.recordCount) }
+            return change
         }
     }
 

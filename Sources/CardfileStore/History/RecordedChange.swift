@@ -53,6 +53,8 @@ public struct RecordedChange: Hashable, Sendable {
             var names: [String] = []
             var count = 0
             var only: RecordedChange?
+            /// A delete was folded in: a field it left out (its old value unknown) is unknown.
+            var deleted = false
         }
         var folds: [ObjectID: Fold] = [:]
         var order: [ObjectID] = []
@@ -74,6 +76,7 @@ public struct RecordedChange: Hashable, Sendable {
                 }
                 fold.existsAfter = true
             case .delete:
+                fold.deleted = true
                 for field in change.fields where fold.before[field.name] == nil && fold.existedBefore {
                     fold.before[field.name] = field.old ?? .null
                 }
@@ -94,7 +97,9 @@ public struct RecordedChange: Hashable, Sendable {
             case (true, true):
                 let fields = fold.names.compactMap { name -> Field? in
                     guard let new = fold.after[name] else { return nil }
-                    let old = fold.before[name] ?? .null
+                    // (Not `?? nil`: `Value` takes `nil` as its NULL.)
+                    let known: Value? = fold.before[name] ?? (fold.deleted ? Optional<Value>.none : Value.null)
+                    guard let old = known else { return nil }
                     return old == new ? nil : Field(name: name, old: old, new: new)
                 }
                 return fields.isEmpty ? nil : RecordedChange(id: id, kind: .update, fields: fields)
