@@ -13,14 +13,15 @@ struct HistoryPanel: ChoosingPanel {
     let versions: [RecordVersion]
     var selected = 0
     var scroll = 0
-    /// Formats each version's time.
-    let timeText: (Date) -> String
+    /// Each row's text, made once (a frame draws them all; a date's formatter is costly).
+    private var texts: [(when: String, what: String, fields: String)] = []
 
-    init(id: ObjectID, title: String, versions: [RecordVersion], timeText: @escaping (Date) -> String) {
+    /// `timeText` formats each version's time.
+    init(id: ObjectID, title: String, versions: [RecordVersion], timeText: (Date) -> String) {
         self.id = id
         self.title = title
         self.versions = versions
-        self.timeText = timeText
+        texts = (0...versions.count).map { makeText(of: $0, timeText: timeText) }
     }
 
     /// The rows: each version, then the record as it was before the oldest one kept.
@@ -79,11 +80,14 @@ struct HistoryPanel: ChoosingPanel {
     }
 
     /// One row's text: `12:04:31  form    city: London → Paris; age: 36 → 37`.
-    func text(of row: Int) -> (when: String, what: String, fields: String) {
+    func text(of row: Int) -> (when: String, what: String, fields: String) { texts[row] }
+
+    private func makeText(of row: Int, timeText: (Date) -> String) -> (when: String, what: String, fields: String) {
         guard row < versions.count else {
             let values = self.values(at: row)
             let fields = values.map { values in
-                values.sorted { $0.key < $1.key }.map { "\($0.key): \(Self.shown($0.value))" }.joined(separator: "; ")
+                values.isEmpty ? "as it is now: no change of it is kept"
+                    : values.sorted { $0.key < $1.key }.map { "\($0.key): \(Self.shown($0.value))" }.joined(separator: "; ")
             } ?? "not yet added"
             return ("", "as first seen", fields)
         }
@@ -109,7 +113,7 @@ struct HistoryPanel: ChoosingPanel {
         let inner = Block(title: "History of \(title): \(count)").render(in: box, buffer: &buffer)
         guard inner.height > 0, inner.width > 4 else { return }
         let surface = Style(foreground: .text, background: .surface)
-        let rows = (0..<rowCount).map(text(of:))
+        let rows = texts
         let whenWidth = min(19, rows.map(\.when.displayWidth).max() ?? 0)
         let whatWidth = min(17, rows.map(\.what.displayWidth).max() ?? 0)
         let shown = visibleRows(in: area)

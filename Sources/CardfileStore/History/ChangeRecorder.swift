@@ -86,7 +86,7 @@ enum CaptureDecoder {
     private static func decode(_ raw: UnsafeRawBufferPointer, failed: Bool, schema: DatabaseSchema, later: DatabaseSchema?) -> Decoded {
         var decoded = Decoded()
         decoded.complete = !failed
-        var reader = ByteReader(raw: raw)
+        var reader = ValueBytes.Reader(raw: raw)
         var tables: [String: TableSchema?] = [:]
         while !reader.isAtEnd {
             guard let op = reader.byte(), let withValues = reader.byte(), let name = reader.string(), let oldRowid = reader.int64(),
@@ -203,43 +203,6 @@ enum CaptureDecoder {
         case (.integer, .real(let number)), (.numeric, .real(let number)):
             return number == number.rounded() && abs(number) < 9e15 ? .integer(Int64(number)) : value
         default: return value
-        }
-    }
-
-    /// Reads the capture's layout (see csqlite_support.c): native byte order, as written.
-    private struct ByteReader {
-        let raw: UnsafeRawBufferPointer
-        var offset = 0
-
-        var isAtEnd: Bool { offset >= raw.count }
-
-        mutating func take(_ count: Int) -> UnsafeRawBufferPointer? {
-            guard count >= 0, offset + count <= raw.count else { return nil }
-            defer { offset += count }
-            return UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + count)])
-        }
-
-        mutating func byte() -> UInt8? { take(1)?.first }
-        mutating func int32() -> Int32? { take(4).map { $0.loadUnaligned(as: Int32.self) } }
-        mutating func int64() -> Int64? { take(8).map { $0.loadUnaligned(as: Int64.self) } }
-        mutating func string() -> String? {
-            guard let count = int32(), let data = take(Int(UInt32(bitPattern: count))) else { return nil }
-            return String(decoding: data, as: UTF8.self)
-        }
-
-        mutating func value() -> Value? {
-            guard let type = byte() else { return nil }
-            switch Int32(type) {
-            case SQLITE_INTEGER: return int64().map(Value.integer)
-            case SQLITE_FLOAT: return take(8).map { .real($0.loadUnaligned(as: Double.self)) }
-            case SQLITE_TEXT:
-                guard let count = int32(), let data = take(Int(UInt32(bitPattern: count))) else { return nil }
-                return .text(String(decoding: data, as: UTF8.self))
-            case SQLITE_BLOB:
-                guard let count = int32(), let data = take(Int(UInt32(bitPattern: count))) else { return nil }
-                return .blob(Data(data))
-            default: return .null
-            }
         }
     }
 }

@@ -72,7 +72,7 @@ public final class HistoryJournal: @unchecked Sendable {
     }
 
     /// The journal's layout, in `PRAGMA user_version`.
-    private static let layout = 3
+    private static let layout = 4
 
     private static let schema = """
         CREATE TABLE IF NOT EXISTS about(name TEXT PRIMARY KEY, value);
