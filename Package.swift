@@ -8,12 +8,17 @@ let package = Package(
         .library(name: "CardfileTerminal", targets: ["CardfileTerminal"]),
         .library(name: "CardfileCurses", targets: ["CardfileCurses"]),
         .library(name: "CardfileApp", targets: ["CardfileApp"]),
+        .library(name: "CardfilePostgres", targets: ["CardfilePostgres"]),
         .executable(name: "cardfile", targets: ["cardfile"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -25,6 +30,17 @@ let package = Package(
             ]
         ),
         .target(name: "CSQLiteSupport", linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(
+            name: "CardfilePostgres",
+            dependencies: [
+                "CardfileStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .target(name: "CWidth"),
         .target(
             name: "CardfileTerminal",
@@ -51,6 +67,7 @@ let package = Package(
             name: "cardfile",
             dependencies: [
                 "CardfileApp",
+                "CardfilePostgres",
                 "CardfileCurses",
                 "CardfileStore",
                 "CardfileTerminal",
@@ -79,6 +96,10 @@ let package = Package(
             exclude: ["Fixtures"]
         ),
         .testTarget(
+            name: "CardfilePostgresTests",
+            dependencies: ["CardfilePostgres", "CardfileStore", "CardfileTestSupport"]
+        ),
+        .testTarget(
             name: "CardfileTerminalTests",
             dependencies: ["CardfileTerminal", "CardfileTestSupport"]
         ),
@@ -91,7 +112,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CardfileCursesTests",
-            dependencies: ["CardfileCurses", "cardfile-termdemo", "cardfile"]
+            dependencies: ["CardfileCurses", "CardfileTestSupport", "cardfile-termdemo", "cardfile"]
         ),
     ],
     swiftLanguageModes: [.v6]

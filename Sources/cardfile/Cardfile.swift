@@ -1,6 +1,7 @@
 import ArgumentParser
 import CardfileApp
 import CardfileCurses
+import CardfilePostgres
 import CardfileStore
 import CardfileTerminal
 import Foundation
@@ -58,6 +59,13 @@ extension Cardfile {
 
         func run() throws {
             let delay = try autosaveDelay()
+            if let file, PostgresLocation.isURL(file) {
+                let (session, relations) = try PostgresOpen.check(file, table: table)
+                session.close()
+                // The contexts, lists and forms do not run on PostgreSQL yet: say so plainly
+                // rather than open an editor that could not save.
+                throw fail("connected to \(session.location) (\(relations.count) tables and views), but this version edits SQLite files only; editing PostgreSQL records is not built yet")
+            }
             let path = try databasePath()
             if wal, readOnly { throw fail("--wal changes the file, so it cannot go with --read-only") }
             let container: Container

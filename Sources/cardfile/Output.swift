@@ -1,25 +1,31 @@
 import ArgumentParser
+import CardfilePostgres
 import CardfileTerminal
 import Foundation
 
 /// Every line a command writes, to standard output or error, goes through here: through the
 /// screen's sanitiser, so a table name, a value, a path or a message quoting them can never
 /// set the terminal's title, write its clipboard or move its cursor (`␛` is shown instead),
-/// and a newline inside data cannot split a line.
+/// and a newline inside data cannot split a line; and through the URL mask, so a PostgreSQL
+/// URL quoted anywhere shows no password.
 enum Output {
     /// One line on standard output.
     static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((TerminalText.visible(line) + "\n").utf8))
+        FileHandle.standardOutput.write(Data((shown(line) + "\n").utf8))
     }
 
     /// One line on standard error.
     static func warn(_ line: String) {
-        FileHandle.standardError.write(Data((TerminalText.visible(line) + "\n").utf8))
+        FileHandle.standardError.write(Data((shown(line) + "\n").utf8))
+    }
+
+    private static func shown(_ line: String) -> String {
+        TerminalText.visible(PostgresURLMask.masked(line))
     }
 
     /// A question on standard error, the answer typed on the same line.
     static func ask(_ question: String) {
-        FileHandle.standardError.write(Data((TerminalText.visible(question) + " ").utf8))
+        FileHandle.standardError.write(Data((shown(question) + " ").utf8))
     }
 }
 
@@ -35,8 +41,12 @@ extension Cardfile {
     /// or bad value) is reported like every other error: one line naming the option and what
     /// it takes, then status 2. Help and the version print as usual.
     static func main() {
+        // The arguments are copied first, then masked where `ps` reads them: `ps` must never
+        // show a password given on the command line.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        ProcessTitle.maskPasswords()
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch let code as ExitCode {
             exit(withError: code)

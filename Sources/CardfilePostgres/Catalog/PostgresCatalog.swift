@@ -1,0 +1,116 @@
+import PostgresNIO
+
+/// Reads what a PostgreSQL database holds from its system catalogs: the tables and views of the
+/// search path's schemas, and one table's columns and key.
+public struct PostgresCatalog: Sendable {
+    public let session: PostgresSession
+
+    public init(session: PostgresSession) {
+        self.session = session
+    }
+
+    /// The tables and views (ordinary, partitioned, foreign, materialized) of the schemas in the
+    /// search path, in the path's order and then by name. Partitions are left out: their
+    /// parent shows their rows. Relations this user may not read are left out too.
+    public func relations() throws(PostgresProblem) -> [PostgresRelation] {
+        let rows = try session.rows(PostgresQuery(unsafeSQL: Self.relationColumns + """
+            WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
+              AND n.nspname = ANY (current_schemas(false))
+              AND NOT c.relispartition
+              AND has_table_privilege(c.oid, 'SELECT')
+            ORDER BY array_position(current_schemas(false), n.nspname), c.relname
+            """))
+        return try rows.map { row throws(PostgresProblem) in try Self.relation(from: row) }
+    }
+
+    /// What is read of each relation, for ``relation(from:)``.
+    private static let relationColumns = """
+        SELECT c.oid::int8, n.nspname::text, c.relname::text, c.relkind::text, c.reltuples::float8,
+               pg_table_is_visible(c.oid),
+               pg_relation_is_updatable(c.oid, true)::int8,
+               has_table_privilege(c.oid, 'INSERT'), has_table_privilege(c.oid, 'UPDATE'),
+               has_table_privilege(c.oid, 'DELETE')
+        FROM pg_catalog.pg_class c
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+
+        """
+
+    /// The relation `name` names: `schema.name` (any schema), or a name the search path
+    /// reaches. A name is taken as written first (so `Books` finds the table created as
+    /// `"Books"`), then as PostgreSQL reads a name (unquoted parts folded to lower case). Nil
+    /// when there is none, or this user may not read it.
+    public func relation(named name: String) throws(PostgresProblem) -> PostgresRelation? {
+        let exact = try relations().first { $0.displayName == name || "\($0.schema).\($0.name)" == name }
+        if let exact { return exact }
+        let found: [PostgresRow]
+        do {
+            found = try session.rows("SELECT to_regclass(\(name))::oid::int8")
+        } catch .refused(_, _, let state) where state.hasPrefix("42") {
+            return nil   // not a name PostgreSQL can read (`a.b.c.d`, an unclosed quote)
+        }
+        let oid: Int64?
+        do {
+            oid = try found.first?.decode(Int64?.self)
+        } catch {
+            throw .refused(message: "unexpected answer reading \(name): \(error)", detail: nil, sqlState: "")
+        }
+        guard let oid else { return nil }
+        var binds = PostgresBindings()
+        binds.append(oid)
+        let rows = try session.rows(PostgresQuery(unsafeSQL: Self.relationColumns + """
+            WHERE c.oid = $1::oid AND c.relkind IN ('r', 'p', 'v', 'm', 'f') AND has_table_privilege(c.oid, 'SELECT')
+            """, binds: binds))
+        return try rows.first.map { row throws(PostgresProblem) in try Self.relation(from: row) }
+    }
+
+    /// `relation`'s columns in table order and its primary key.
+    public func describe(_ relation: PostgresRelation) throws(PostgresProblem) -> PostgresTableDescription {
+        let columnRows = try session.rows("""
+            SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), t.typcategory::text, a.attnotnull,
+                   pg_get_expr(d.adbin, d.adrelid), a.attidentity::text, a.attgenerated::text
+            FROM pg_catalog.pg_attribute a
+            JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+            LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+            WHERE a.attrelid = \(relation.oid)::oid AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY a.attnum
+            """)
+        let keyRows = try session.rows("""
+            SELECT a.attname::text
+            FROM pg_catalog.pg_index i
+            CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
+            JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
+            WHERE i.indrelid = \(relation.oid)::oid AND i.indisprimary
+            ORDER BY k.position
+            """)
+        do {
+            let columns = try columnRows.map { row in
+                let (name, type, category, notNull, defaultExpression, identity, generated) =
+                    try row.decode((String, String, String, Bool, String?, String, String).self)
+                return PostgresColumn(
+                    name: name, typeName: type, category: category.first ?? "U", isNotNull: notNull,
+                    defaultExpression: defaultExpression, identity: PostgresColumn.Identity(rawValue: identity) ?? .none,
+                    isGenerated: generated == "s")
+            }
+            let key = try keyRows.map { try $0.decode(String.self) }
+            return PostgresTableDescription(relation: relation, columns: columns, primaryKey: key)
+        } catch {
+            throw .refused(message: "unexpected answer describing \(relation.displayName): \(error)", detail: nil, sqlState: "")
+        }
+    }
+
+    private static func relation(from row: PostgresRow) throws(PostgresProblem) -> PostgresRelation {
+        do {
+            let (oid, schema, name, kindText, tuples, visible, updatable, insert, update, delete) =
+                try row.decode((Int64, String, String, String, Double, Bool, Int64, Bool, Bool, Bool).self)
+            let kind = PostgresRelation.Kind(rawValue: kindText) ?? .table
+            let hasRows = kind != .view && tuples >= 0
+            return PostgresRelation(
+                oid: oid, schema: schema, name: name, kind: kind,
+                estimatedRows: hasRows ? Int(tuples) : nil, isVisible: visible,
+                canInsert: insert && updatable & 8 != 0, canUpdate: update && updatable & 4 != 0,
+                canDelete: delete && updatable & 16 != 0)
+        } catch {
+            throw .refused(message: "unexpected answer listing the tables: \(error)", detail: nil, sqlState: "")
+        }
+    }
+}

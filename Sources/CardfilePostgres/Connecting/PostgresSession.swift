@@ -1,0 +1,112 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+
+/// One connection to a PostgreSQL server, used from plain threads: each call waits for its
+/// answer. Errors come out as ``PostgresProblem``s, with the location masked.
+///
+/// It waits on postgres-nio's futures, which its event loops complete, never on Swift
+/// concurrency's pool: a thread of that pool blocked here could be the one an `async` answer
+/// needs (seen: tests on two cores hung for good). So call it from a thread of one's own (the
+/// UI loop, a store queue, `main`), never from an event loop.
+///
+/// A session is not a pool: one statement runs at a time on it, in the order called. Close it
+/// with ``close()`` when done; the server otherwise sees the connection drop at exit.
+public final class PostgresSession: Sendable {
+    public let location: PostgresLocation
+    let connection: PostgresConnection
+    let logger: Logger
+
+    private init(location: PostgresLocation, connection: PostgresConnection, logger: Logger) {
+        self.location = location
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects and logs in. Throws ``PostgresProblem`` naming what failed: no answer, a refused
+    /// login, no password, an unknown database, or encryption the server does not offer.
+    public static func open(_ location: PostgresLocation) throws(PostgresProblem) -> PostgresSession {
+        let logger = Logger(label: "cardfile.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let configuration: PostgresConnection.Configuration
+        do {
+            configuration = try Self.configuration(for: location)
+        } catch {
+            throw .encryptionFailed(server: location.serverName, reason: String(describing: error))
+        }
+        do {
+            let connection = try PostgresConnection.connect(
+                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
+            ).wait()
+            return PostgresSession(location: location, connection: connection, logger: logger)
+        } catch {
+            throw PostgresProblem(connecting: error, to: location)
+        }
+    }
+
+    /// Every row `query` returns, read whole. For catalog reads and other small answers.
+    public func rows(_ query: PostgresQuery) throws(PostgresProblem) -> [PostgresRow] {
+        do {
+            return try connection.query(query, logger: logger).wait().rows
+        } catch {
+            throw PostgresProblem(running: error, on: location)
+        }
+    }
+
+    /// Runs a statement that returns no rows (or whose rows do not matter).
+    public func run(_ query: PostgresQuery) throws(PostgresProblem) {
+        _ = try rows(query)
+    }
+
+    /// Ends the connection; what is not committed is rolled back by the server.
+    public func close() {
+        try? connection.close().wait()
+    }
+
+    /// postgres-nio's configuration for `location`: a socket or TCP, the login, and TLS as
+    /// `sslmode` asks (libpq's meanings: `prefer` and `require` do not check the certificate,
+    /// `verify-ca` checks who signed it, `verify-full` also that it names the host).
+    static func configuration(for location: PostgresLocation) throws -> PostgresConnection.Configuration {
+        var configuration: PostgresConnection.Configuration
+        if location.isSocket {
+            configuration = .init(
+                unixSocketPath: "\(location.host)/.s.PGSQL.\(location.port)", username: location.user,
+                password: location.password, database: location.database)
+        } else {
+            let tls: PostgresConnection.Configuration.TLS
+            switch location.sslMode {
+            case .disable, .allow:
+                tls = .disable
+            case .prefer:
+                tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration(verifying: .none)))
+            case .require:
+                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .none)))
+            case .verifyCA:
+                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .noHostnameVerification)))
+            case .verifyFull:
+                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .fullVerification)))
+            }
+            configuration = .init(
+                host: location.host, port: location.port, username: location.user,
+                password: location.password, database: location.database, tls: tls)
+            if location.sslMode == .verifyFull { configuration.options.tlsServerName = location.host }
+        }
+        let seconds = location.connectTimeout.components.seconds
+        configuration.options.connectTimeout = .seconds(seconds)
+        return configuration
+    }
+
+    private static func tlsConfiguration(verifying verification: CertificateVerification) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = verification
+        return tls
+    }
+}
+
+extension PostgresLocation {
+    /// `host:port` (or the socket folder), for messages.
+    public var serverName: String {
+        isSocket ? "\(host) (socket, port \(port))" : (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
+    }
+}

@@ -1,0 +1,55 @@
+import CardfilePostgres
+import Foundation
+
+/// `cardfile postgres://…`: everything that can fail is checked here, before the terminal is
+/// touched (the URL, the server, the login, the database, the table), each failure one line on
+/// standard error and status 2.
+enum PostgresOpen {
+    /// The location `url` names, completed from this process's environment and password file.
+    static func location(_ url: String) throws -> PostgresLocation {
+        let environment = ProcessInfo.processInfo.environment
+        do {
+            let (location, warnings) = try PostgresLocation.resolve(
+                url, environment: environment, homeFolder: homeFolder(environment), loginName: loginName(environment))
+            for warning in warnings { Output.warn("cardfile: \(warning)") }
+            return location
+        } catch {
+            throw fail(error.message)
+        }
+    }
+
+    /// Connects to `url` and finds `table` (when given); throws the one-line failure.
+    static func check(_ url: String, table: String?) throws -> (PostgresSession, [PostgresRelation]) {
+        let location = try location(url)
+        let session: PostgresSession
+        do {
+            session = try PostgresSession.open(location)
+        } catch {
+            throw fail(error.message)
+        }
+        do throws(PostgresProblem) {
+            let catalog = PostgresCatalog(session: session)
+            let relations = try catalog.relations()
+            if let table, try catalog.relation(named: table) == nil {
+                throw PostgresProblem.unknownTable(database: location.description, table: table, known: relations.map(\.displayName))
+            }
+            return (session, relations)
+        } catch {
+            session.close()
+            throw fail(error.message)
+        }
+    }
+
+    /// libpq's home folder: `HOME`, else the password database's entry for this user.
+    private static func homeFolder(_ environment: [String: String]) -> String {
+        if let home = environment["HOME"], !home.isEmpty { return home }
+        guard let entry = getpwuid(geteuid()), let folder = entry.pointee.pw_dir else { return "/" }
+        return String(cString: folder)
+    }
+
+    /// libpq's default user: the name this process runs as.
+    private static func loginName(_ environment: [String: String]) -> String {
+        if let entry = getpwuid(geteuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return environment["USER"] ?? "postgres"
+    }
+}

@@ -1,0 +1,123 @@
+import CardfileTestSupport
+import Foundation
+import Testing
+
+/// `cardfile postgres://…` as a person runs it: what cannot work is said in one line on standard
+/// error with status 2, before the terminal is touched, and no password is ever shown.
+@Suite("PostgreSQL command line", .timeLimit(.minutes(5)))
+struct PostgresCommandTests {
+    struct Outcome {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// Runs cardfile with no terminal, no PG variables and a home of its own (no ~/.pgpass).
+    static func cardfile(_ arguments: [String], environment extra: [String: String] = [:]) throws -> Outcome {
+        let home = TemporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try TmuxSession.programPath("cardfile"))
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PG") }
+        environment["HOME"] = home.path
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        let complained = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, output: String(decoding: printed, as: UTF8.self),
+                       errors: String(decoding: complained, as: UTF8.self))
+    }
+
+    /// One line on standard error, nothing on standard output, status 2, no escape sequence.
+    static func expectOneLineFailure(_ outcome: Outcome, containing words: String, notShowing secret: String,
+                                     sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(outcome.status == 2, "\(outcome.errors)", sourceLocation: sourceLocation)
+        #expect(outcome.output.isEmpty, "\(outcome.output)", sourceLocation: sourceLocation)
+        let lines = outcome.errors.split(separator: "\n")
+        #expect(lines.count == 1, "\(outcome.errors)", sourceLocation: sourceLocation)
+        #expect(outcome.errors.hasPrefix("cardfile: "), "\(outcome.errors)", sourceLocation: sourceLocation)
+        #expect(outcome.errors.contains(words), "\(outcome.errors)", sourceLocation: sourceLocation)
+        #expect(!outcome.errors.contains(secret), "\(outcome.errors)", sourceLocation: sourceLocation)
+        #expect(!outcome.errors.contains("\u{1B}"), "the terminal was touched: \(outcome.errors)", sourceLocation: sourceLocation)
+    }
+
+    @Test func eachFailureToOpenIsOneLineAndStatusTwo() throws {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        defer { server.drop(database) }
+        try server.psql(database, "CREATE TABLE books (id int PRIMARY KEY, title text); CREATE TABLE authors (id int PRIMARY KEY)")
+
+        Self.expectOneLineFailure(
+            try Self.cardfile([server.url(database: database, password: "wrong-secret")]),
+            containing: "refused the login of \"cardfile\"", notShowing: "wrong-secret")
+        Self.expectOneLineFailure(
+            try Self.cardfile([server.url(database: "no_such_db")]),
+            containing: "has no database \"no_such_db\"", notShowing: server.password)
+        Self.expectOneLineFailure(
+            try Self.cardfile(["postgres://cardfile:some-secret@127.0.0.1:\(SilentListener.closedPort())/postgres"]),
+            containing: "connection refused", notShowing: "some-secret")
+        let unknownTable = try Self.cardfile([server.url(database: database), "--table", "nothing"])
+        Self.expectOneLineFailure(unknownTable, containing: "no table or view \"nothing\"", notShowing: server.password)
+        #expect(unknownTable.errors.contains("(its tables: authors, books)"))
+        #expect(unknownTable.errors.contains("postgres://cardfile:*****@127.0.0.1:\(server.port)/\(database)"))
+        Self.expectOneLineFailure(
+            try Self.cardfile(["postgres://cardfile:hidden-secret@127.0.0.1:notaport/x"]),
+            containing: "the port \"notaport\"", notShowing: "hidden-secret")
+        // The password from PGPASSWORD works, and a wrong one names where it came from.
+        Self.expectOneLineFailure(
+            try Self.cardfile(["postgres://cardfile@127.0.0.1:\(server.port)/\(database)"], environment: ["PGPASSWORD": "env-secret"]),
+            containing: "came from PGPASSWORD", notShowing: "env-secret")
+        // An option the command line cannot read quotes its arguments masked.
+        Self.expectOneLineFailure(
+            try Self.cardfile(["postgres://cardfile:parse-secret@127.0.0.1/x", "--no-such-option"]),
+            containing: "--no-such-option", notShowing: "parse-secret")
+    }
+
+    @Test func aReachableTableSaysEditingIsNotBuiltYet() throws {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        defer { server.drop(database) }
+        try server.psql(database, "CREATE TABLE books (id int PRIMARY KEY)")
+        let outcome = try Self.cardfile([server.url(database: database), "--table", "books"])
+        Self.expectOneLineFailure(outcome, containing: "editing PostgreSQL records is not built yet", notShowing: server.password)
+        #expect(outcome.errors.contains("(1 tables and views)"))
+    }
+
+    /// `ps` shows every user the arguments of every process: the password is masked there from
+    /// the program's first moment (here while it waits on a server that never answers).
+    @Test func theProcessTitleNeverShowsThePassword() throws {
+        let listener = try SilentListener()
+        defer { listener.close() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try TmuxSession.programPath("cardfile"))
+        process.arguments = ["postgres://cardfile:title-secret-123@127.0.0.1:\(listener.port)/db?connect_timeout=20", "--table", "t"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        defer {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        // Wait until it is connecting (the listener's queue holds its connection).
+        var commandLine = ""
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            let data = FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/cmdline") ?? Data()
+            commandLine = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+            if commandLine.contains("*****") { break }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(process.isRunning)
+        #expect(!commandLine.contains("title-secret-123"), "\(commandLine)")
+        #expect(commandLine.contains("postgres://cardfile:*****@127.0.0.1:\(listener.port)/db?connect_timeout=20"), "\(commandLine)")
+        #expect(commandLine.contains("--table t"), "the other arguments stay where they were: \(commandLine)")
+    }
+}
