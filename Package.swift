@@ -37,6 +37,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -97,7 +98,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CardfilePostgresTests",
-            dependencies: ["CardfilePostgres", "CardfileStore", "CardfileTestSupport"]
+            dependencies: [
+                "CardfilePostgres", "CardfileStore", "CardfileTestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "CardfileTerminalTests",

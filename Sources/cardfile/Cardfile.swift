@@ -20,7 +20,7 @@ struct Cardfile: ParsableCommand {
             editor shows them too).
             """,
         version: "0.2.0",
-        subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Export.self, Diff.self, Merge.self, Dump.self, Keys.self],
+        subcommands: [Open.self, Demo.self, Collaborate.self, Import.self, Export.self, Diff.self, Merge.self, Dump.self, PgSetup.self, Keys.self],
         defaultSubcommand: Open.self)
 }
 

@@ -20,8 +20,21 @@ enum Output {
     }
 
     private static func shown(_ line: String) -> String {
-        TerminalText.visible(PostgresURLMask.masked(line))
+        let masked = secrets.reduce(PostgresURLMask.masked(line)) { $0.replacingOccurrences(of: $1, with: PostgresURLMask.mask) }
+        return TerminalText.visible(masked)
     }
+
+    /// The passwords this run was given (in its arguments' URLs, and `PGPASSWORD`), each
+    /// masked wherever it appears, also where no URL shape surrounds it (an argument quoted
+    /// by the command line's parser, a piece of a URL). Shorter than 4 characters they are
+    /// left to the URL mask, which finds them by their place (masking every "ab" of every
+    /// message would garble it). Made from the arguments before ``ProcessTitle`` masks them:
+    /// `main` reads it first.
+    static let secrets: [String] = {
+        var found = CommandLine.arguments.dropFirst().flatMap(PostgresURLMask.passwords(inArgument:))
+        if let password = ProcessInfo.processInfo.environment["PGPASSWORD"] { found.append(password) }
+        return Array(Set(found.filter { $0.count >= 4 })).sorted { $0.count > $1.count }
+    }()
 
     /// A question on standard error, the answer typed on the same line.
     static func ask(_ question: String) {
@@ -44,6 +57,7 @@ extension Cardfile {
         // The arguments are copied first, then masked where `ps` reads them: `ps` must never
         // show a password given on the command line.
         let arguments = Array(CommandLine.arguments.dropFirst())
+        _ = Output.secrets
         ProcessTitle.maskPasswords()
         do {
             var command = try parseAsRoot(arguments)

@@ -27,9 +27,9 @@ enum ProcessTitle {
 
     private static func mask(_ bytes: UnsafeMutableBufferPointer<UInt8>) {
         let original = String(decoding: bytes, as: UTF8.self)
-        let ranges = PostgresURLMask.passwordRanges(in: original)
+        let ranges = PostgresURLMask.passwordRanges(in: original, wholeArgument: true)
         guard !ranges.isEmpty else { return }
-        let masked = Array(PostgresURLMask.masked(original).utf8)
+        let masked = Array(PostgresURLMask.maskedArgument(original).utf8)
         // A password shorter than the mask gives a longer text: then each of its bytes becomes
         // `*` instead, which keeps the length.
         let replacement = masked.count <= bytes.count ? masked : Array(starMasking(original, ranges).utf8)

@@ -69,7 +69,12 @@ struct PostgresCommandTests {
         #expect(unknownTable.errors.contains("postgres://cardfile:*****@127.0.0.1:\(server.port)/\(database)"))
         Self.expectOneLineFailure(
             try Self.cardfile(["postgres://cardfile:hidden-secret@127.0.0.1:notaport/x"]),
-            containing: "the port \"notaport\"", notShowing: "hidden-secret")
+            containing: "the port is not a number", notShowing: "hidden-secret")
+        // A password with a space and quotes, left unescaped: the command line's parser quotes
+        // the argument, and the password is still masked.
+        let spaced = try Self.cardfile(["postgres://cardfile:odd pass\"word'here@127.0.0.1/x", "--no-such-option"])
+        Self.expectOneLineFailure(spaced, containing: "--no-such-option", notShowing: "odd pass")
+        #expect(!spaced.errors.contains("word'here"), "\(spaced.errors)")
         // The password from PGPASSWORD works, and a wrong one names where it came from.
         Self.expectOneLineFailure(
             try Self.cardfile(["postgres://cardfile@127.0.0.1:\(server.port)/\(database)"], environment: ["PGPASSWORD": "env-secret"]),
@@ -119,5 +124,61 @@ struct PostgresCommandTests {
         #expect(!commandLine.contains("title-secret-123"), "\(commandLine)")
         #expect(commandLine.contains("postgres://cardfile:*****@127.0.0.1:\(listener.port)/db?connect_timeout=20"), "\(commandLine)")
         #expect(commandLine.contains("--table t"), "the other arguments stay where they were: \(commandLine)")
+    }
+
+    @Test func pgSetupInstallsAgainHarmlesslyStatesItsRightsAndRemoves() throws {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        let role = "guest_\(database.suffix(8))"
+        defer {
+            server.drop(database)
+            _ = try? server.psql("postgres", "DROP ROLE IF EXISTS \(role)")
+            _ = try? server.psql("postgres", "DROP ROLE IF EXISTS \(role)_owner")
+        }
+        try server.psql(database, """
+            CREATE TABLE books (id int PRIMARY KEY, title text);
+            CREATE TABLE keyless (a int);
+            CREATE VIEW titles AS SELECT title FROM books;
+            CREATE ROLE \(role) LOGIN PASSWORD 'guestpw';
+            GRANT SELECT ON books, keyless TO \(role);
+            CREATE ROLE \(role)_owner LOGIN PASSWORD 'ownerpw';
+            CREATE TABLE owned (id int PRIMARY KEY);
+            ALTER TABLE owned OWNER TO \(role)_owner;
+            """)
+        let url = server.url(database: database)
+        for _ in 0..<2 {
+            let setup = try Self.cardfile(["pg-setup", url])
+            #expect(setup.status == 0, "\(setup.errors)")
+            #expect(setup.output.contains("books: announces its changes"), "\(setup.output)")
+            #expect(setup.output.contains("keyless: left alone, no primary key"), "\(setup.output)")
+            #expect(setup.output.contains("titles: left alone, a view"), "\(setup.output)")
+            #expect(setup.output.contains("2 of 4 tables and views announce their changes on the channel cardfile_changes"), "\(setup.output)")
+        }
+        #expect(try server.psql(database, "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cardfile_notify_%'") == "8")
+
+        // A role that owns its table but may not create schemas sets it up once the schema is
+        // there, and again (the function is not made anew).
+        try server.psql(database, "DROP TRIGGER cardfile_notify_insert ON owned")
+        for _ in 0..<2 {
+            let owner = try Self.cardfile(["pg-setup", "postgres://\(role)_owner:ownerpw@127.0.0.1:\(server.port)/\(database)", "--table", "owned"])
+            #expect(owner.status == 0, "\(owner.output) \(owner.errors)")
+            #expect(owner.output.contains("owned: announces its changes"), "\(owner.output)")
+        }
+
+        Self.expectOneLineFailure(try Self.cardfile(["pg-setup", url, "--table", "nothing"]), containing: "no table or view \"nothing\"", notShowing: server.password)
+        Self.expectOneLineFailure(try Self.cardfile(["pg-setup", "/tmp/file.sqlite"]), containing: "takes a postgres:// URL", notShowing: server.password)
+
+        // Someone who does not own the table is told what it takes.
+        let guest = try Self.cardfile(["pg-setup", "postgres://\(role):guestpw@127.0.0.1:\(server.port)/\(database)", "--table", "books"])
+        #expect(guest.status == 1)
+        #expect(guest.output.contains("books: not done: the PostgreSQL server refused: must be owner of relation books"), "\(guest.output)")
+        #expect(guest.errors.contains("then to own each table"), "\(guest.errors)")
+        #expect(!(guest.output + guest.errors).contains("guestpw"))
+
+        let removed = try Self.cardfile(["pg-setup", url, "--remove"])
+        #expect(removed.status == 0, "\(removed.errors)")
+        #expect(removed.output.contains("Removed the triggers and the schema cardfile."), "\(removed.output)")
+        #expect(try server.psql(database, "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cardfile_notify_%'") == "0")
+        #expect(try server.psql(database, "SELECT count(*) FROM pg_namespace WHERE nspname = 'cardfile'") == "0")
     }
 }

@@ -80,7 +80,8 @@ struct LocationTests {
             ("postgres://u:hunter2@h:port/db", "port"),
             ("postgres://u:hunter2@h:70000/db", "port"),
             ("postgres://u:hunter2@h/db?sslmode=always", "sslmode"),
-            ("postgres://u:hunter2@h/db?colour=blue", "colour"),
+            ("postgres://u:hunter2@h/db?colour=blue", "does not read"),
+            ("postgres://u:hunter2/x@h/db", "write / ? @ : in a password as %2F"),
             ("postgres://u:hunter2@a,b/db", "several hosts"),
             ("postgres://u:hunter2@[::1/db", "IPv6"),
             ("postgres://u:hunt%zzer2@h/db", "password"),
@@ -106,7 +107,9 @@ struct LocationTests {
             other:5432:*:bob:wrong
             db.example.org:5432:books:bob:right\\:one\\\\
             *:*:*:bob:fallback
-            localhost:5432:*:sock:viasocket
+            localhost:5432:*:sock:viadefaultsocket
+            /tmp:5432:*:sock:viatmp
+            *:*:*:colon:first\\:half:second half
             """.write(toFile: file, atomically: true, encoding: .utf8)
         chmod(file, 0o600)
 
@@ -120,7 +123,14 @@ struct LocationTests {
         #expect(wildcard.password == "fallback")
 
         let (socket, _) = try resolve("postgres://sock@%2Ftmp/x")
-        #expect(socket.password == "viasocket", "localhost in the file stands for a socket")
+        #expect(socket.password == "viatmp", "another socket folder is matched by its path")
+        let (defaultSocket, _) = try resolve("postgres://sock@/x")
+        #expect(defaultSocket.password == "viadefaultsocket", "localhost in the file stands for the default socket")
+        let (colon, _) = try resolve("postgres://colon@h/x")
+        #expect(colon.password == "first:half", "the password ends at an unescaped colon")
+        // An empty password in the URL is none: PGPASSWORD, then the file, are asked.
+        let (empty, _) = try resolve("postgres://bob:@db.example.org/books", ["PGPASSWORD": "env"])
+        #expect(empty.password == "env")
 
         // The URL's own password and PGPASSWORD come first.
         let (url, _) = try resolve("postgres://bob:given@db.example.org/books")
@@ -141,6 +151,20 @@ struct LocationTests {
         #expect(open.password == nil)
         #expect(openWarnings.count == 1)
         #expect(openWarnings.first?.contains("chmod 600") == true)
+    }
+
+    /// libpq finds the user part before the first /, so ? & and spaces need no escape in a
+    /// password; and a program argument is masked as one URL to its end.
+    @Test func unescapedCharactersInAPasswordAreReadAndMasked() throws {
+        let (question, _) = try resolve("postgres://u:pa?ss&w=rd@h/db?sslmode=disable")
+        #expect(question.password == "pa?ss&w=rd")
+        #expect(question.sslMode == .disable)
+        #expect(question.host == "h")
+        let (spaced, _) = try resolve("postgres://u:pa ss\"q'uote@h/db")
+        #expect(spaced.password == "pa ss\"q'uote")
+        #expect(PostgresURLMask.maskedArgument("postgres://u:pa ss\"q'uote@h/db") == "postgres://u:*****@h/db")
+        #expect(PostgresURLMask.passwords(inArgument: "postgres://u:p%20w ss@h/db") == ["p%20w ss", "p w ss"])
+        #expect(PostgresURLMask.maskedArgument("--table") == "--table")
     }
 
     @Test func theMaskCoversEveryURLInAText() {

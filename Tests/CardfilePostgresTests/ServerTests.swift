@@ -68,6 +68,13 @@ struct ServerTests {
         // The test server has no certificate, so it offers no encryption.
         let encrypted = try problem(opening: server.url(database: "postgres", extra: "?sslmode=require"))
         #expect(encrypted == .encryptionUnavailable(server: "127.0.0.1:\(server.port)", sslMode: .require))
+        // Checking the certificate needs an authority to check it against, as in libpq.
+        let unverifiable = try problem(opening: server.url(database: "postgres", extra: "?sslmode=verify-ca"))
+        guard case .encryptionFailed(_, let reason) = unverifiable else {
+            Issue.record("verify-ca with no root certificate gave \(String(describing: unverifiable))")
+            return
+        }
+        #expect(reason.contains("~/.postgresql/root.crt"))
         // prefer (the default) falls back to a plain connection.
         #expect(try problem(opening: server.url(database: "postgres", extra: "?sslmode=prefer")) == nil)
     }

@@ -2,7 +2,8 @@ import Foundation
 
 /// libpq's password file (`~/.pgpass`): lines of `host:port:database:user:password`, where `*`
 /// in any of the first four matches anything, `\:` and `\\` stand for `:` and `\`, and lines
-/// starting with `#` are comments. The first line that matches gives the password.
+/// starting with `#` are comments. The first line that matches gives the password, up to an
+/// unescaped `:` if there is one.
 enum PasswordFile {
     struct Entry: Equatable {
         var host: String
@@ -44,7 +45,9 @@ enum PasswordFile {
                     escaped = false
                 } else if character == "\\" {
                     escaped = true
-                } else if character == ":", fields.count < 4 {
+                } else if character == ":" {
+                    // The password, too, ends at an unescaped colon (libpq drops the rest).
+                    guard fields.count < 4 else { break }
                     fields.append(current)
                     current = ""
                 } else {

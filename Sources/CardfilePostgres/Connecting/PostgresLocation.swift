@@ -25,6 +25,10 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var passwordSource: PasswordSource
     /// Whether the URL itself held a password (``description`` then shows it masked).
     public var urlHadPassword: Bool
+    /// The certificate authorities trusted for `verify-ca` and `verify-full` (and, when the file
+    /// is there, `require`, as libpq does): `sslrootcert`, `PGSSLROOTCERT`, else
+    /// `~/.postgresql/root.crt` when it exists. `system` means the system's authorities.
+    public var rootCertificate: String?
 
     /// The folder of the server's socket when neither the URL nor `PGHOST` names a host
     /// (Debian's libpq is built with this one).
@@ -72,7 +76,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         let host = parts.host ?? setting("host", "PGHOST") ?? defaultSocketFolder
         let portText = parts.port ?? setting("port", "PGPORT") ?? "5432"
         guard let port = Int(portText), (1...65535).contains(port) else {
-            throw .malformed("the port \"\(portText)\" is not a number from 1 to 65535")
+            // (The text is not quoted: in a URL written without its escapes, it could be a
+            // piece of the password.)
+            throw .malformed("the port is not a number from 1 to 65535 (write / ? @ : in a password as %2F %3F %40 %3A)")
         }
         let user = parts.user ?? setting("user", "PGUSER") ?? loginName
         let database = parts.database ?? setting("dbname", "PGDATABASE") ?? user
@@ -91,9 +97,14 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             timeout = .seconds(seconds == 0 ? 60 : min(max(seconds, 2), 60))
         }
 
+        var rootCertificate = setting("sslrootcert", "PGSSLROOTCERT")
+        if rootCertificate == nil, FileManager.default.fileExists(atPath: homeFolder + "/.postgresql/root.crt") {
+            rootCertificate = homeFolder + "/.postgresql/root.crt"
+        }
         var location = PostgresLocation(
             host: host, port: port, user: user, password: nil, database: database, sslMode: sslMode,
-            connectTimeout: timeout, passwordSource: .none, urlHadPassword: parts.password != nil || parts.parameters["password"] != nil)
+            connectTimeout: timeout, passwordSource: .none, urlHadPassword: parts.password != nil || parts.parameters["password"] != nil,
+            rootCertificate: rootCertificate)
         var warnings: [String] = []
         if let password = parts.password ?? parts.parameters["password"] {
             location.password = password
@@ -109,7 +120,9 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             case .tooOpen:
                 warnings.append("the password file \(file) is ignored: others can read it (chmod 600 \(file))")
             case .entries(let entries):
-                let hostKey = location.isSocket ? "localhost" : host
+                // libpq's rule: the default socket folder is "localhost" in the file; another
+                // folder is matched by its path.
+                let hostKey = host == defaultSocketFolder ? "localhost" : host
                 if let entry = entries.first(where: { $0.matches(host: hostKey, port: port, database: database, user: user) }) {
                     location.password = entry.password
                     location.passwordSource = .passwordFile(file)

@@ -31,7 +31,7 @@ extension PostgresProblem {
         case .sslUnsupported:
             self = .encryptionUnavailable(server: server, sslMode: location.sslMode)
         case .failedToAddSSLHandler, .receivedUnencryptedDataAfterSSLRequest:
-            self = .encryptionFailed(server: server, reason: String(describing: error.underlying ?? error))
+            self = .encryptionFailed(server: server, reason: Self.reason(error))
         case .connectionError:
             if let tls = error.underlying as? NIOSSLError {
                 self = .encryptionFailed(server: server, reason: String(describing: tls))
@@ -57,8 +57,14 @@ extension PostgresProblem {
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown:
             self = .connectionLost(server: location.serverName, reason: Self.networkReason(error.underlying ?? error, location: location))
         default:
-            self = .refused(message: String(describing: error.code), detail: nil, sqlState: "")
+            self = .refused(message: Self.reason(error), detail: nil, sqlState: "")
         }
+    }
+
+    /// postgres-nio's description of its error is deliberately vague; its code, and the error
+    /// under it, say what happened.
+    static func reason(_ error: PSQLError) -> String {
+        error.underlying.map { "\(error.code): \($0)" } ?? "\(error.code)"
     }
 
     /// The network's words for why a connection failed: refused, timed out, an unknown host.

@@ -32,6 +32,8 @@ public final class PostgresSession: Sendable {
         let configuration: PostgresConnection.Configuration
         do {
             configuration = try Self.configuration(for: location)
+        } catch let problem as PostgresProblem {
+            throw problem
         } catch {
             throw .encryptionFailed(server: location.serverName, reason: String(describing: error))
         }
@@ -59,9 +61,26 @@ public final class PostgresSession: Sendable {
         _ = try rows(query)
     }
 
+    /// The server process serving this connection (`pg_backend_pid()`): notifications name it.
+    public func backend() throws(PostgresProblem) -> Int32 {
+        let rows = try rows("SELECT pg_backend_pid()")
+        guard let row = rows.first, let pid = try? row.decode(Int32.self) else {
+            throw .refused(message: "no answer to pg_backend_pid()", detail: nil, sqlState: "")
+        }
+        return pid
+    }
+
     /// Ends the connection; what is not committed is rolled back by the server.
     public func close() {
         try? connection.close().wait()
+    }
+
+    deinit {
+        // A session dropped unclosed (a failure half-way) closes without waiting, which is safe
+        // on any thread; the closure keeps the connection until it is closed, as postgres-nio
+        // asks.
+        let connection = self.connection
+        if !connection.isClosed { connection.close().whenComplete { _ in _ = connection } }
     }
 
     /// postgres-nio's configuration for `location`: a socket or TCP, the login, and TLS as
@@ -75,31 +94,41 @@ public final class PostgresSession: Sendable {
                 password: location.password, database: location.database)
         } else {
             let tls: PostgresConnection.Configuration.TLS
+            let roots = location.rootCertificate
+            let verifying = location.sslMode == .verifyCA || location.sslMode == .verifyFull
+            if verifying, roots == nil {
+                throw PostgresProblem.encryptionFailed(
+                    server: location.serverName,
+                    reason: "sslmode=\(location.sslMode.rawValue) needs the authority that signed the server's certificate: put it in ~/.postgresql/root.crt, or name its file with sslrootcert= or PGSSLROOTCERT (sslrootcert=system trusts the system's authorities)")
+            }
             switch location.sslMode {
             case .disable, .allow:
                 tls = .disable
             case .prefer:
-                tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration(verifying: .none)))
+                tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration(verifying: .none, roots: nil)))
             case .require:
-                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .none)))
+                // libpq checks the authority when a root certificate is there, even here.
+                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: roots == nil ? .none : .noHostnameVerification, roots: roots)))
             case .verifyCA:
-                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .noHostnameVerification)))
+                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .noHostnameVerification, roots: roots)))
             case .verifyFull:
-                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .fullVerification)))
+                // postgres-nio names a host (not an address) to the server, and the certificate is
+                // checked against it, or against the address.
+                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .fullVerification, roots: roots)))
             }
             configuration = .init(
                 host: location.host, port: location.port, username: location.user,
                 password: location.password, database: location.database, tls: tls)
-            if location.sslMode == .verifyFull { configuration.options.tlsServerName = location.host }
         }
         let seconds = location.connectTimeout.components.seconds
         configuration.options.connectTimeout = .seconds(seconds)
         return configuration
     }
 
-    private static func tlsConfiguration(verifying verification: CertificateVerification) -> TLSConfiguration {
+    private static func tlsConfiguration(verifying verification: CertificateVerification, roots: String?) -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = verification
+        if let roots, roots != "system" { tls.trustRoots = .file(roots) }
         return tls
     }
 }

@@ -1,7 +1,12 @@
+import Foundation
+
 /// Masks the password of every PostgreSQL URL inside a text: a message, an argument, a report.
 ///
 /// Every line cardfile prints passes through ``masked(_:)``, so a URL quoted anywhere (an
 /// argument the command line could not read, a server's message) never shows its password.
+/// In running text a URL ends at a space or a quote, so a password holding one is not found
+/// there: ``passwords(inArgument:)`` gives a program's arguments' passwords, for masking by
+/// their text as well.
 public enum PostgresURLMask {
     /// What stands for a password.
     public static let mask = "*****"
@@ -17,13 +22,35 @@ public enum PostgresURLMask {
         }
     }
 
-    /// Where the passwords are in `text`, first to last.
-    public static func passwordRanges(in text: String) -> [Range<String.Index>] {
+    /// `argument`, one of a program's arguments, with its passwords masked. An argument that
+    /// starts with the scheme is one URL to its end, spaces and quotes included.
+    public static func maskedArgument(_ argument: String) -> String {
+        passwordRanges(in: argument, wholeArgument: true).reversed().reduce(argument) { result, range in
+            result.replacingCharacters(in: range, with: mask)
+        }
+    }
+
+    /// The passwords in one of a program's arguments: as written, and with their escapes
+    /// decoded (as a message might quote either).
+    public static func passwords(inArgument argument: String) -> [String] {
+        passwordRanges(in: argument, wholeArgument: true).flatMap { range -> [String] in
+            let written = String(argument[range])
+            return [written, written.removingPercentEncoding].compactMap { $0 }
+        }
+    }
+
+    /// Where the passwords are in `text`, first to last. With `wholeArgument`, text that starts
+    /// with the scheme is taken as one URL to its end.
+    public static func passwordRanges(in text: String, wholeArgument: Bool = false) -> [Range<String.Index>] {
         var ranges: [Range<String.Index>] = []
         var searchFrom = text.startIndex
         while let scheme = nextScheme(in: text, from: searchFrom) {
             var end = scheme.upperBound
-            while end < text.endIndex, !ends(text[end]) { end = text.index(after: end) }
+            if wholeArgument, scheme.lowerBound == text.startIndex {
+                end = text.endIndex
+            } else {
+                while end < text.endIndex, !ends(text[end]) { end = text.index(after: end) }
+            }
             let url = text[scheme.upperBound..<end]
             var userInfoEnd = url.startIndex
             if let at = url.lastIndex(of: "@") {

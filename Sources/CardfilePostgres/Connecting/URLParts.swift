@@ -13,7 +13,7 @@ struct URLParts: Equatable {
 
     /// The query parameters understood (those libpq also takes in a URL).
     static let knownParameters: Set<String> = [
-        "host", "port", "user", "password", "dbname", "sslmode", "connect_timeout", "application_name",
+        "host", "port", "user", "password", "dbname", "sslmode", "sslrootcert", "connect_timeout", "application_name",
     ]
 
     static func parse(_ url: String) throws(PostgresLocationError) -> URLParts {
@@ -23,39 +23,42 @@ struct URLParts: Equatable {
         var rest = Substring(url[schemeEnd.upperBound...])
         var parts = URLParts()
 
+        // The user part first, as libpq finds it: before an @ that comes ahead of the first /.
+        // (The last such @, so that an @ or ? left unencoded in a password still reads.)
+        let userRegion = rest[..<(rest.firstIndex(of: "/") ?? rest.endIndex)]
+        if let at = userRegion.lastIndex(of: "@") {
+            let userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            if let colon = userInfo.firstIndex(of: ":") {
+                let password = try URLPart.decode(userInfo[userInfo.index(after: colon)...], what: "the password")
+                parts.password = password.isEmpty ? nil : password   // libpq: an empty one is none
+                let user = try URLPart.decode(userInfo[..<colon], what: "the user name")
+                parts.user = user.isEmpty ? nil : user
+            } else if !userInfo.isEmpty {
+                parts.user = try URLPart.decode(userInfo, what: "the user name")
+            }
+        }
         if let question = rest.firstIndex(of: "?") {
             let query = rest[rest.index(after: question)...]
             rest = rest[..<question]
             for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
                 let (rawKey, rawValue) = pair.firstIndex(of: "=").map { (pair[..<$0], pair[pair.index(after: $0)...]) } ?? (pair, "")
                 let key = try URLPart.decode(rawKey, what: "a parameter's name")
+                // (The name is not quoted: in a URL written without its escapes, it could be
+                // a piece of the password.)
                 guard knownParameters.contains(key) else {
                     let names = knownParameters.sorted().joined(separator: ", ")
-                    throw .malformed("the parameter \"\(key)\" is not one cardfile reads (\(names))")
+                    throw .malformed("it has a parameter cardfile does not read (it reads \(names); write & = ? / @ in a password as %26 %3D %3F %2F %40)")
                 }
-                parts.parameters[key] = try URLPart.decode(rawValue, what: key == "password" ? "the password" : "the parameter \(key)")
+                let value = try URLPart.decode(rawValue, what: key == "password" ? "the password" : "the parameter \(key)")
+                if key != "password" || !value.isEmpty { parts.parameters[key] = value }
             }
         }
-        let authority: Substring
+        var hostPort = rest
         if let slash = rest.firstIndex(of: "/") {
-            authority = rest[..<slash]
+            hostPort = rest[..<slash]
             let path = rest[rest.index(after: slash)...]
             if !path.isEmpty { parts.database = try URLPart.decode(path, what: "the database name") }
-        } else {
-            authority = rest
-        }
-        var hostPort = authority
-        // The user part ends at the last @, so that an @ left unencoded in a password still reads.
-        if let at = authority.lastIndex(of: "@") {
-            let userInfo = authority[..<at]
-            hostPort = authority[authority.index(after: at)...]
-            if let colon = userInfo.firstIndex(of: ":") {
-                parts.password = try URLPart.decode(userInfo[userInfo.index(after: colon)...], what: "the password")
-                let user = try URLPart.decode(userInfo[..<colon], what: "the user name")
-                parts.user = user.isEmpty ? nil : user
-            } else if !userInfo.isEmpty {
-                parts.user = try URLPart.decode(userInfo, what: "the user name")
-            }
         }
         guard !hostPort.contains(",") else {
             throw .malformed("it names several hosts; cardfile connects to one")
