@@ -183,6 +183,8 @@ struct TwoWriterFuzzTests {
         case .real(let double): return "\(double)"
         case .text(let text): return "'\(text.replacingOccurrences(of: "'", with: "''"))'"
         case .blob: return "NULL"
+        case .decimal(let text): return text
+        case .boolean(let flag): return flag ? "1" : "0"
         }
     }
 }

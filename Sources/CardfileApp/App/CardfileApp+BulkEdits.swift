@@ -233,7 +233,7 @@ extension CardfileApp {
     static func literal(_ value: Value) -> String {
         switch value {
         case .null: return "NULL"
-        case .integer, .real: return value.description
+        case .integer, .real, .decimal, .boolean: return value.description
         case .text(let text): return "“\(TerminalText.visible(text))”"
         case .blob(let data): return "x'\(data.map { String(format: "%02x", $0) }.joined())'"
         }

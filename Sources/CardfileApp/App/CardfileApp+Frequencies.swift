@@ -79,6 +79,8 @@ extension CardfileApp {
         case .real(let double) where double.isFinite: return "\(name) = \(double)"
         case .real: return nil
         case .text(let text): return "\(name) = '\(text.replacingOccurrences(of: "'", with: "''"))'"
+        case .decimal(let text): return "\(name) = \(text)"
+        case .boolean(let flag): return "\(name) = \(flag ? 1 : 0)"
         case .blob: return nil
         }
     }

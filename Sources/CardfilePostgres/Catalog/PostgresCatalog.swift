@@ -67,9 +67,11 @@ public struct PostgresCatalog: Sendable {
     public func describe(_ relation: PostgresRelation) throws(PostgresProblem) -> PostgresTableDescription {
         let columnRows = try session.rows("""
             SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), t.typcategory::text, a.attnotnull,
-                   pg_get_expr(d.adbin, d.adrelid), a.attidentity::text, a.attgenerated::text
+                   pg_get_expr(d.adbin, d.adrelid), a.attidentity::text, a.attgenerated::text,
+                   format_type(a.atttypid, NULL), b.typname::text
             FROM pg_catalog.pg_attribute a
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
+            JOIN pg_catalog.pg_type b ON b.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
             LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
             WHERE a.attrelid = \(relation.oid)::oid AND a.attnum > 0 AND NOT a.attisdropped
             ORDER BY a.attnum
@@ -84,12 +86,12 @@ public struct PostgresCatalog: Sendable {
             """)
         do {
             let columns = try columnRows.map { row in
-                let (name, type, category, notNull, defaultExpression, identity, generated) =
-                    try row.decode((String, String, String, Bool, String?, String, String).self)
-                return PostgresColumn(
+                let (name, type, category, notNull, defaultExpression, identity, generated, castType, storedType) =
+                    try row.decode((String, String, String, Bool, String?, String, String, String, String).self)
+                return PostgresTableColumn(
                     name: name, typeName: type, category: category.first ?? "U", isNotNull: notNull,
-                    defaultExpression: defaultExpression, identity: PostgresColumn.Identity(rawValue: identity) ?? .none,
-                    isGenerated: generated == "s")
+                    defaultExpression: defaultExpression, identity: PostgresTableColumn.Identity(rawValue: identity) ?? .none,
+                    isGenerated: generated == "s", castType: castType, kind: PostgresTableColumn.Kind(storedType: storedType))
             }
             let key = try keyRows.map { try $0.decode(String.self) }
             return PostgresTableDescription(relation: relation, columns: columns, primaryKey: key)

@@ -1,7 +1,7 @@
 /// A table's or view's columns and key, and why it (or a column) cannot be edited.
 public struct PostgresTableDescription: Sendable, Equatable {
     public var relation: PostgresRelation
-    public var columns: [PostgresColumn]
+    public var columns: [PostgresTableColumn]
     /// The primary key's columns in key order; empty when there is none.
     public var primaryKey: [String]
 
@@ -29,7 +29,7 @@ public struct PostgresTableDescription: Sendable, Equatable {
 }
 
 /// One column of a PostgreSQL table or view.
-public struct PostgresColumn: Sendable, Equatable {
+public struct PostgresTableColumn: Sendable, Equatable {
     public enum Identity: String, Sendable {
         case none = ""
         case always = "a"
@@ -48,6 +48,39 @@ public struct PostgresColumn: Sendable, Equatable {
     public var identity: Identity
     /// A stored generated column (`GENERATED ALWAYS AS (…) STORED`).
     public var isGenerated: Bool
+    /// The type without its modifier (`character varying`, `numeric`, `mood`): what a value
+    /// sent as text is cast to, so the column's own assignment then checks its length or
+    /// rounds its scale, as it does for psql.
+    public var castType: String
+    /// Which ``Value`` holds this column's values.
+    public var kind: Kind
+
+    /// How a column's values travel: the numbers, booleans, bytes and plain text PostgreSQL
+    /// sends in its binary form, anything else (dates, uuids, json, arrays, enums, ranges…) as
+    /// the text the type prints and reads back. A domain travels as its base type.
+    public enum Kind: Sendable, Equatable {
+        case integer
+        case real
+        /// `numeric`: exact, as its text.
+        case decimal
+        case boolean
+        case bytes
+        case text
+        /// Read as `::text`, written as text the server casts.
+        case textual
+
+        init(storedType: String) {
+            switch storedType {
+            case "int2", "int4", "int8": self = .integer
+            case "float4", "float8": self = .real
+            case "numeric": self = .decimal
+            case "bool": self = .boolean
+            case "bytea": self = .bytes
+            case "text", "varchar", "bpchar", "name": self = .text
+            default: self = .textual
+            }
+        }
+    }
 
     /// Why this column's values cannot be typed in, or nil: identity and generated columns are
     /// the server's to fill.

@@ -69,6 +69,8 @@ public enum DiffText {
         case .real(let double): Exporter.realText(double)
         case .text(let text): "“\(escaped(text))”"
         case .blob(let data): "x'\(data.map { String(format: "%02x", $0) }.joined())'"
+        case .decimal(let text): text
+        case .boolean(let flag): flag ? "true" : "false"
         }
     }
 
@@ -185,6 +187,8 @@ public enum DiffText {
             return Exporter.realText(double)
         case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
         case .blob(let data): return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+        case .decimal(let text): return DecimalText(Substring(text)) == nil ? "'" + text + "'" : text
+        case .boolean(let flag): return flag ? "TRUE" : "FALSE"
         }
     }
 }

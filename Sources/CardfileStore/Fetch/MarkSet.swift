@@ -59,7 +59,7 @@ public struct MarkSet: Hashable, Sendable {
                 switch value {
                 case .integer, .text: return true
                 case .real(let double): return double.isFinite
-                case .null, .blob: return false
+                case .null, .blob, .decimal, .boolean: return false
                 }
             } ?? false
         }

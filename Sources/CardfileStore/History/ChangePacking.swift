@@ -4,8 +4,12 @@ import GRDBSQLite
 /// Values as bytes, in the layout the C capture writes (csqlite_support.c): the storage class
 /// in a byte (SQLite's type code), then 8 bytes for a number, or a 4-byte length and the bytes
 /// for text and blobs, in the machine's byte order. The journal packs its record changes the
-/// same way, so one reader reads both.
+/// same way, so one reader reads both. PostgreSQL's two kinds SQLite has not take codes of
+/// their own after SQLite's five: a decimal as its text, a boolean as one byte.
 enum ValueBytes {
+    static let decimalCode: UInt8 = 6
+    static let booleanCode: UInt8 = 7
+
     static func append(_ value: Value, to data: inout Data) {
         switch value {
         case .null: data.append(UInt8(SQLITE_NULL))
@@ -21,6 +25,12 @@ enum ValueBytes {
         case .blob(let blob):
             data.append(UInt8(SQLITE_BLOB))
             append(bytes: [UInt8](blob), to: &data)
+        case .decimal(let text):
+            data.append(decimalCode)
+            append(bytes: Array(text.utf8), to: &data)
+        case .boolean(let flag):
+            data.append(booleanCode)
+            data.append(flag ? 1 : 0)
         }
     }
 
@@ -57,6 +67,8 @@ enum ValueBytes {
 
         mutating func value() -> Value? {
             guard let type = byte() else { return nil }
+            if type == ValueBytes.decimalCode { return string().map(Value.decimal) }
+            if type == ValueBytes.booleanCode { return byte().map { .boolean($0 != 0) } }
             switch Int32(type) {
             case SQLITE_INTEGER: return int64().map(Value.integer)
             case SQLITE_FLOAT: return take(8).map { .real($0.loadUnaligned(as: Double.self)) }

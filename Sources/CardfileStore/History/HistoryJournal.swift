@@ -260,6 +260,8 @@ public final class HistoryJournal: @unchecked Sendable {
             case .real(let number): "r\(number.bitPattern)"
             case .text(let text): "t\(text.utf8.count):\(text)"
             case .blob(let data): "b" + data.map { String(format: "%02x", $0) }.joined()
+            case .decimal(let text): "d\(text.utf8.count):\(text)"
+            case .boolean(let flag): flag ? "o1" : "o0"
             }
         }.joined(separator: ";")
     }

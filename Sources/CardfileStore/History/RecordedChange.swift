@@ -120,6 +120,8 @@ public struct RecordedChange: Hashable, Sendable {
         case .integer, .real: 8
         case .text(let text): text.utf8.count
         case .blob(let data): data.count
+        case .decimal(let text): text.utf8.count
+        case .boolean: 1
         }
     }
 }

@@ -200,6 +200,11 @@ public struct Exporter {
         case .text(let text): appendQuoted(text, to: &out)
         case .blob(let data):
             appendHex(data, to: &out)
+        // A number as the server wrote it, so it reads back exactly; NaN and the infinities
+        // are words (quoted, as text is).
+        case .decimal(let text):
+            if DecimalText(Substring(text)) != nil { out += Array(text.utf8) } else { appendQuoted(text, to: &out) }
+        case .boolean(let flag): out += Array((flag ? "true" : "false").utf8)
         }
     }
 
@@ -221,6 +226,10 @@ public struct Exporter {
         case .real(let double): out += Array((double.isFinite ? realText(double) : "null").utf8)
         case .text(let text): appendJSONString(text, to: &out)
         case .blob(let data): appendJSONString(data.base64EncodedString(), to: &out)
+        // JSON numbers have no limit of digits, so a decimal goes out exactly as written.
+        case .decimal(let text):
+            if DecimalText(Substring(text)) != nil { out += Array(text.utf8) } else { appendJSONString(text, to: &out) }
+        case .boolean(let flag): out += Array((flag ? "true" : "false").utf8)
         }
     }
 

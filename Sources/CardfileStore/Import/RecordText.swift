@@ -13,6 +13,8 @@ public enum RecordText {
             var bytes: [UInt8] = []
             Exporter.appendHex(data, to: &bytes)
             return String(decoding: bytes, as: UTF8.self)
+        case .decimal(let text): return text
+        case .boolean(let flag): return flag ? "true" : "false"
         }
     }
 

@@ -166,6 +166,11 @@ public enum TableCreator {
             case .real: reals = true
             case .text: texts = true
             case .blob: blobs = true
+            // (From another engine: a decimal's exact digits keep it text only where a REAL
+            // would round it; a boolean is 0 or 1.)
+            case .decimal(let text):
+                if let number = DecimalText(Substring(text)), number.integer != nil { integers = true } else { reals = true }
+            case .boolean: integers = true
             }
         }
 

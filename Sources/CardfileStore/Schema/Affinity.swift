@@ -34,6 +34,11 @@ public enum Affinity: String, Hashable, Sendable {
         switch (self, value) {
         case (_, .null), (.blob, _):
             return true
+        // (Another engine's kinds: a decimal is its text to SQLite, a boolean 0 or 1.)
+        case (_, .decimal(let text)):
+            return self == .text || coerce(text) != nil
+        case (_, .boolean):
+            return true
         case (.integer, .integer), (.numeric, .integer), (.numeric, .real), (.real, .integer), (.real, .real):
             return true
         case (.integer, .real(let double)):
@@ -51,6 +56,9 @@ public enum Affinity: String, Hashable, Sendable {
     /// storage class, same value), so a writer knows the stored row without reading it back.
     func storesUnchanged(_ value: Value) -> Bool {
         switch (self, value) {
+        case (_, .decimal), (_, .boolean):
+            // SQLite stores them as text or numbers, never as the kinds they were.
+            return false
         case (_, .null), (_, .blob), (.blob, _):
             return true
         case (.integer, .integer), (.numeric, .integer), (.real, .real), (.text, .text):

@@ -73,6 +73,31 @@ struct DecimalText: Equatable {
 
     var isZero: Bool { digits.isEmpty }
 
+    /// Compares the values exactly: negative, zero or positive.
+    func compare(_ other: DecimalText) -> Int {
+        let mySign = isZero ? 0 : (negative ? -1 : 1)
+        let otherSign = other.isZero ? 0 : (other.negative ? -1 : 1)
+        if mySign != otherSign { return mySign < otherSign ? -1 : 1 }
+        if mySign == 0 { return 0 }
+        // The place of the leading digit decides first, then the digits from there.
+        let myMagnitude = digits.count + exponent
+        let otherMagnitude = other.digits.count + other.exponent
+        var order = 0
+        if myMagnitude != otherMagnitude {
+            order = myMagnitude < otherMagnitude ? -1 : 1
+        } else {
+            for index in 0..<max(digits.count, other.digits.count) {
+                let mine = index < digits.count ? digits[index] : 0
+                let theirs = index < other.digits.count ? other.digits[index] : 0
+                if mine != theirs {
+                    order = mine < theirs ? -1 : 1
+                    break
+                }
+            }
+        }
+        return negative ? -order : order
+    }
+
     /// True when the value has no fraction.
     var isWhole: Bool { exponent >= 0 }
 

@@ -164,7 +164,7 @@ public struct TableSchema: Hashable, Sendable {
                     // keeps its ".0" so it stays a real.
                     out += "\(double)"
                 case .text(let text): out += jsonString(text)
-                case .null, .blob: return nil
+                case .null, .blob, .decimal, .boolean: return nil
                 }
             }
             if key.count > 1 { out += "]" }

@@ -44,7 +44,7 @@ extension Value {
     private var classRank: Int {
         switch self {
         case .null: return 0
-        case .integer, .real: return 1
+        case .integer, .real, .decimal, .boolean: return 1
         case .text: return 2
         case .blob: return 3
         }
@@ -73,9 +73,55 @@ extension Value {
             return compareText(a, b, collation: collation)
         case (.blob(let a), .blob(let b)):
             return compareBytes(Array(a), Array(b))
+        case (.boolean(let a), .boolean(let b)):
+            return a == b ? 0 : (a ? 1 : -1)
+        case (.decimal, _), (_, .decimal), (.boolean, _), (_, .boolean):
+            return compareNumbers(lhs, rhs)
         default:
             return 0
         }
+    }
+
+    /// Compares numbers of which one at least is a decimal or a boolean (a boolean as 0 or 1),
+    /// exactly where both are written in decimal, as PostgreSQL orders `numeric`: NaN above
+    /// everything, the infinities at the ends.
+    private static func compareNumbers(_ lhs: Value, _ rhs: Value) -> Int {
+        func exact(_ value: Value) -> Either {
+            switch value {
+            case .integer(let number): return .decimal(DecimalText(Substring(String(number)))!)
+            case .boolean(let flag): return .decimal(DecimalText(flag ? "1" : "0")!)
+            case .real(let number): return number.isNaN ? .nan : .real(number)
+            case .decimal(let text):
+                switch text {
+                case "NaN": return .nan
+                case "Infinity": return .real(.infinity)
+                case "-Infinity": return .real(-.infinity)
+                default: return DecimalText(Substring(text)).map(Either.decimal) ?? .nan
+                }
+            default: return .nan
+            }
+        }
+        switch (exact(lhs), exact(rhs)) {
+        case (.nan, .nan): return 0
+        case (.nan, _): return 1
+        case (_, .nan): return -1
+        case (.decimal(let a), .decimal(let b)): return a.compare(b)
+        case (.real(let a), .real(let b)): return a == b ? 0 : (a < b ? -1 : 1)
+        case (.real(let a), .decimal(let b)): return a.isInfinite ? (a < 0 ? -1 : 1) : compareReal(a, b)
+        case (.decimal(let a), .real(let b)): return b.isInfinite ? (b < 0 ? 1 : -1) : -compareReal(b, a)
+        }
+    }
+
+    private enum Either {
+        case decimal(DecimalText)
+        case real(Double)
+        case nan
+    }
+
+    /// A finite real against a decimal: through the real's shortest exact decimal text.
+    private static func compareReal(_ real: Double, _ decimal: DecimalText) -> Int {
+        guard let written = DecimalText(Substring("\(real)")) else { return 0 }
+        return written.compare(decimal)
     }
 
     /// Compares a real with an integer without the rounding a plain conversion would cause

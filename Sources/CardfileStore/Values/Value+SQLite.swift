@@ -51,6 +51,9 @@ extension Value {
         case .real(let double): return double.databaseValue
         case .text(let string): return string.databaseValue
         case .blob(let data): return data.databaseValue
+        // (SQLite has neither: a column's NUMERIC affinity reads the text as a number.)
+        case .decimal(let text): return text.databaseValue
+        case .boolean(let flag): return (flag ? 1 : 0).databaseValue
         }
     }
 }
@@ -97,8 +100,8 @@ extension Statement {
             case .null: sqlite3_bind_null(handle, index)
             case .integer(let int): sqlite3_bind_int64(handle, index, int)
             case .real(let double): sqlite3_bind_double(handle, index, double)
-            case .text(let text):
-                var text = text
+            case .boolean(let flag): sqlite3_bind_int64(handle, index, flag ? 1 : 0)
+            case .text(var text), .decimal(var text):
                 text.withUTF8 { bytes in
                     bytes.withMemoryRebound(to: CChar.self) { chars in
                         _ = sqlite3_bind_text(handle, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), CInt(chars.count), transient)

@@ -1,8 +1,13 @@
 import Foundation
 
-/// One SQLite value, exactly as stored in a column.
+/// One value, exactly as stored in a column.
 ///
-/// The five cases are SQLite's storage classes. Equality is exact, as the bytes SQLite would
+/// The first five cases are SQLite's storage classes; PostgreSQL's values use them too where
+/// they fit (`bigint` is an integer, `double precision` a real, `bytea` a blob, and dates,
+/// uuids, json, arrays and enums are text the server casts), and two more where none does:
+/// ``decimal(_:)`` for `numeric`, kept exact as its text, never through `Double`, and
+/// ``boolean(_:)``. SQLite never gives those two; bound into SQLite, they become the text of
+/// the number and 0 or 1. Equality is exact, as the bytes SQLite would
 /// store: an `integer(1)` is not equal to a `real(1.0)`, and text compares by its UTF-8 bytes
 /// (a precomposed "é" is not equal to "e" plus a combining accent, although Swift's `String`
 /// calls them equal). That is what change tracking needs: a field counts as edited when its
@@ -15,6 +20,10 @@ public enum Value: Hashable, Sendable {
     case real(Double)
     case text(String)
     case blob(Data)
+    /// An exact number as PostgreSQL prints a `numeric` (`-12.50`, `NaN`, `Infinity`): its text
+    /// is the value, scale included, so `1.50` and `1.5` are different stored values.
+    case decimal(String)
+    case boolean(Bool)
 
     /// True for `.null`.
     public var isNull: Bool {
@@ -28,6 +37,7 @@ public enum Value: Hashable, Sendable {
         case .null: return true
         case .text(let string): return string.isEmpty
         case .blob(let data): return data.isEmpty
+        case .decimal(let text): return text.isEmpty
         default: return false
         }
     }
@@ -40,6 +50,8 @@ public enum Value: Hashable, Sendable {
         case .real: return "real"
         case .text: return "text"
         case .blob: return "blob"
+        case .decimal: return "numeric"
+        case .boolean: return "boolean"
         }
     }
 
@@ -60,6 +72,8 @@ public enum Value: Hashable, Sendable {
             if count <= 64 { return a.utf8.elementsEqual(b.utf8) }
             return a.withUTF8 { left in b.withUTF8 { right in memcmp(left.baseAddress!, right.baseAddress!, count) == 0 } }
         case (.blob(let a), .blob(let b)): return a == b
+        case (.decimal(let a), .decimal(let b)): return a.utf8.elementsEqual(b.utf8)
+        case (.boolean(let a), .boolean(let b)): return a == b
         default: return false
         }
     }
@@ -75,6 +89,8 @@ public enum Value: Hashable, Sendable {
             hasher.combine(string.utf8.count)
             string.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         case .blob(let data): hasher.combine(4); hasher.combine(data)
+        case .decimal(let text): hasher.combine(5); hasher.combine(text.utf8.count); hasher.combine(text)
+        case .boolean(let flag): hasher.combine(6); hasher.combine(flag)
         }
     }
 }
@@ -99,6 +115,8 @@ extension Value: CustomStringConvertible {
         case .real(let double): return Value.format(double)
         case .text(let string): return string
         case .blob(let data): return "<\(data.count) bytes>"
+        case .decimal(let text): return text
+        case .boolean(let flag): return flag ? "true" : "false"
         }
     }
 
