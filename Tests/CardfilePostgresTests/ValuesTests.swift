@@ -30,15 +30,24 @@ struct ValuesTests {
         let session: PostgresSession
         let columns: [PostgresTableColumn]
 
-        init() throws {
-            server = try PostgresTestServer.current()
-            database = try server.makeDatabase()
-            try server.psql(database, ValuesTests.tableSQL)
-            let home = TemporaryDirectory()
-            let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
-            session = try PostgresSession.open(location)
-            let catalog = PostgresCatalog(session: session)
-            columns = try catalog.describe(try #require(try catalog.relation(named: "sample"))).columns
+        init(_ sql: String = ValuesTests.tableSQL) throws {
+            let server = try PostgresTestServer.current()
+            let database = try server.makeDatabase()
+            var opened: PostgresSession?
+            do {
+                try server.psql(database, sql)
+                let home = TemporaryDirectory()
+                let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
+                let session = try PostgresSession.open(location)
+                opened = session
+                let catalog = PostgresCatalog(session: session)
+                columns = try catalog.describe(try #require(try catalog.relation(named: "sample"))).columns
+                (self.server, self.database, self.session) = (server, database, session)
+            } catch {
+                opened?.close()
+                server.drop(database)
+                throw error
+            }
         }
 
         func close() {
@@ -128,6 +137,43 @@ struct ValuesTests {
         #expect(row["ratio"] == .real(2))
     }
 
+    /// A value keeps all of itself in types whose cast with no modifier would cut it
+    /// (`character` is char(1), `bit` is bit(1)), in domains (over domains), and a float4 keeps
+    /// its own digits.
+    @Test func writesKeepTheWholeValue() throws {
+        let place = try Place("""
+            CREATE DOMAIN short AS varchar(3);
+            CREATE DOMAIN money2 AS numeric(8,2);
+            CREATE DOMAIN positive_money AS money2 CHECK (VALUE > 0);
+            CREATE TABLE sample (code char(3) PRIMARY KEY, bits bit(3), s short, cost positive_money, f float4)
+            """)
+        defer { place.close() }
+        #expect(place.columns.map(\.kind) == [.text, .textual, .text, .decimal, .real])
+        #expect(place.columns.map(\.castType) == ["bpchar", "\"bit\"", "character varying", "numeric", "real"])
+        var bindings = PostgresBindings()
+        let values: [Value] = [.text("abc"), .text("101"), .text("xyz"), .decimal("12.345"), .real(0.1)]
+        let placeholders = zip(values, place.columns).map { PostgresValues.placeholder($0, for: $1, into: &bindings) }
+        try place.session.run(PostgresQuery(unsafeSQL: "INSERT INTO sample VALUES (\(placeholders.joined(separator: ", ")))", binds: bindings))
+        let list = place.columns.map(PostgresValues.selectExpression).joined(separator: ", ")
+        let rows = try place.session.rows(PostgresQuery(unsafeSQL: "SELECT \(list) FROM sample"))
+        let read = try PostgresValues.values(try #require(rows.first), columns: place.columns)
+        #expect(read == [.text("abc"), .text("101"), .text("xyz"), .decimal("12.35"), .real(0.1)])
+        // Too long for the domain, or against its rule: refused, not cut.
+        for (index, value, state) in [(2, Value.text("wxyz"), "22001"), (3, .decimal("-1"), "23514"), (0, .text("abcd"), "22001")] {
+            var more = PostgresBindings()
+            var row = [Value.text("def"), .text("000"), .text("a"), .decimal("1"), .real(1)]
+            row[index] = value
+            let marks = zip(row, place.columns).map { PostgresValues.placeholder($0, for: $1, into: &more) }
+            do {
+                try place.session.run(PostgresQuery(unsafeSQL: "INSERT INTO sample VALUES (\(marks.joined(separator: ", ")))", binds: more))
+                Issue.record("\(value) was taken for \(place.columns[index].name)")
+            } catch {
+                guard case .refused(_, _, let code) = error else { Issue.record("\(error)"); continue }
+                #expect(code == state, "\(error.message)")
+            }
+        }
+    }
+
     /// Random values of every type written through the codec and read back: equal to what was
     /// written (after the server's own normalising, which psql's text of the same row shows).
     @Test func randomValuesReadBackAsWritten() throws {
@@ -180,11 +226,17 @@ struct ValuesTests {
         let server = try PostgresTestServer.current()
         func number() -> Value {
             func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(random.next(below: 10))) }) }
-            switch random.next(below: 8) {
+            switch random.next(below: 11) {
             case 0: return .integer(Int64(random.next(below: 2001)) - 1000)
             case 1: return .real(Double(Int64(random.next(below: 200_001)) - 100_000) / 64)
             case 2: return .boolean(random.next(below: 2) == 0)
-            case 3: return .decimal(["NaN", "Infinity", "-Infinity", "0", "0.000", "-0"][random.next(below: 6)])
+            case 3: return .decimal(["NaN", "Infinity", "-Infinity", "0", "0.000", "-0", "1e5", ".5", "5.", "+7", "100000"][random.next(below: 11)])
+            // Beyond 2^53: a real that holds a big integer exactly, and integers and decimals
+            // around it, where a rounded comparison would be wrong.
+            case 4: return .real(Double(big))
+            case 5: return .integer(big + Int64(random.next(below: 5)) - 2)
+            case 6: return [.real(.nan), .real(.infinity), .real(-.infinity)][random.next(below: 3)]
+            case 7: return .decimal(String(big + Int64(random.next(below: 5)) - 2) + (random.next(below: 2) == 0 ? "" : ".5"))
             default:
                 let sign = random.next(below: 3) == 0 ? "-" : ""
                 let whole = random.next(below: 4) == 0 ? "0" : digits(1 + random.next(below: 4))
@@ -192,15 +244,21 @@ struct ValuesTests {
                 return .decimal(sign + whole + fraction)
             }
         }
+        // A big number with its low bits clear, so a double holds it exactly.
+        var big: Int64 = 0
         func sql(_ value: Value) -> String {
             switch value {
             case .boolean(let flag): return flag ? "1::numeric" : "0::numeric"
+            case .real(let double) where double.isNaN: return "'NaN'::numeric"
+            case .real(let double) where double.isInfinite: return double > 0 ? "'Infinity'::numeric" : "'-Infinity'::numeric"
+            case .real(let double) where abs(double) >= 9.0e15: return "'\(Int64(double))'::numeric"
             case .real(let double): return "'\(double)'::numeric"
             default: return "'\(value.description)'::numeric"
             }
         }
         for _ in 0..<Fuzz.scaled(1) {
             // 400 pairs a statement (psql takes it as one argument, which has a size limit).
+            big = Int64(bitPattern: random.next() & ~0x3FF) >> 1
             let pairs = (0..<400).map { _ in (number(), number()) }
             let rows = pairs.map { "(\(sql($0.0)), \(sql($0.1)))" }.joined(separator: ", ")
             let answers = try server.psql("postgres", "SELECT CASE WHEN a < b THEN -1 WHEN a > b THEN 1 ELSE 0 END FROM (VALUES \(rows)) AS p(a, b)")

@@ -79,8 +79,9 @@ extension CardfileApp {
         case .real(let double) where double.isFinite: return "\(name) = \(double)"
         case .real: return nil
         case .text(let text): return "\(name) = '\(text.replacingOccurrences(of: "'", with: "''"))'"
-        case .decimal(let text): return "\(name) = \(text)"
-        case .boolean(let flag): return "\(name) = \(flag ? 1 : 0)"
+        // (The filter's language has no NaN, infinities or booleans to write.)
+        case .decimal(let text): return Double(text)?.isFinite == true ? "\(name) = \(text)" : nil
+        case .boolean: return nil
         case .blob: return nil
         }
     }

@@ -68,10 +68,20 @@ public struct PostgresCatalog: Sendable {
         let columnRows = try session.rows("""
             SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), t.typcategory::text, a.attnotnull,
                    pg_get_expr(d.adbin, d.adrelid), a.attidentity::text, a.attgenerated::text,
-                   format_type(a.atttypid, NULL), b.typname::text
+                   format_type(base.oid, -1), base.oid::int8
             FROM pg_catalog.pg_attribute a
             JOIN pg_catalog.pg_type t ON t.oid = a.atttypid
-            JOIN pg_catalog.pg_type b ON b.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+            -- A domain's base type, through domains over domains.
+            CROSS JOIN LATERAL (
+                WITH RECURSIVE chain(oid, base, depth) AS (
+                    SELECT a.atttypid, t.typbasetype, 0
+                    UNION ALL
+                    SELECT p.oid, p.typbasetype, chain.depth + 1
+                    FROM pg_catalog.pg_type p JOIN chain ON p.oid = chain.base
+                    WHERE chain.base <> 0
+                )
+                SELECT oid FROM chain ORDER BY depth DESC LIMIT 1
+            ) AS base
             LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
             WHERE a.attrelid = \(relation.oid)::oid AND a.attnum > 0 AND NOT a.attisdropped
             ORDER BY a.attnum
@@ -86,12 +96,12 @@ public struct PostgresCatalog: Sendable {
             """)
         do {
             let columns = try columnRows.map { row in
-                let (name, type, category, notNull, defaultExpression, identity, generated, castType, storedType) =
-                    try row.decode((String, String, String, Bool, String?, String, String, String, String).self)
+                let (name, type, category, notNull, defaultExpression, identity, generated, castType, baseType) =
+                    try row.decode((String, String, String, Bool, String?, String, String, String, Int64).self)
                 return PostgresTableColumn(
                     name: name, typeName: type, category: category.first ?? "U", isNotNull: notNull,
                     defaultExpression: defaultExpression, identity: PostgresTableColumn.Identity(rawValue: identity) ?? .none,
-                    isGenerated: generated == "s", castType: castType, kind: PostgresTableColumn.Kind(storedType: storedType))
+                    isGenerated: generated == "s", castType: castType, kind: PostgresTableColumn.Kind(baseType: baseType))
             }
             let key = try keyRows.map { try $0.decode(String.self) }
             return PostgresTableDescription(relation: relation, columns: columns, primaryKey: key)

@@ -48,9 +48,11 @@ public struct PostgresTableColumn: Sendable, Equatable {
     public var identity: Identity
     /// A stored generated column (`GENERATED ALWAYS AS (…) STORED`).
     public var isGenerated: Bool
-    /// The type without its modifier (`character varying`, `numeric`, `mood`): what a value
-    /// sent as text is cast to, so the column's own assignment then checks its length or
-    /// rounds its scale, as it does for psql.
+    /// The column's base type (through domains) without its modifier, as `format_type(oid, -1)`
+    /// writes it (`character varying`, `bpchar`, `numeric`, `public.mood`; quoted and
+    /// qualified where needed): what a value sent as text is cast to. The column's own
+    /// assignment then checks a length, a domain's rules or rounds a scale, as it does for
+    /// psql; a cast to the modified type would cut a text silently instead.
     public var castType: String
     /// Which ``Value`` holds this column's values.
     public var kind: Kind
@@ -69,14 +71,16 @@ public struct PostgresTableColumn: Sendable, Equatable {
         /// Read as `::text`, written as text the server casts.
         case textual
 
-        init(storedType: String) {
-            switch storedType {
-            case "int2", "int4", "int8": self = .integer
-            case "float4", "float8": self = .real
-            case "numeric": self = .decimal
-            case "bool": self = .boolean
-            case "bytea": self = .bytes
-            case "text", "varchar", "bpchar", "name": self = .text
+        /// By the base type's object id: the built-in types' ids are fixed, a user's type
+        /// named like one (an enum called `numeric`) is not taken for it.
+        init(baseType oid: Int64) {
+            switch oid {
+            case 20, 21, 23: self = .integer           // int8, int2, int4
+            case 700, 701: self = .real                // float4, float8
+            case 1700: self = .decimal                 // numeric
+            case 16: self = .boolean                   // bool
+            case 17: self = .bytes                     // bytea
+            case 25, 1043, 1042, 19: self = .text      // text, varchar, bpchar, name
             default: self = .textual
             }
         }

@@ -33,11 +33,20 @@ public enum PostgresValues {
         do {
             switch column.kind {
             case .integer: return .integer(try cell.decode(Int64.self))
+            // A float4 through its own shortest text, so 0.1 stays 0.1 (not 0.10000000149…).
+            case .real where cell.dataType == .float4: return .real(Double("\(try cell.decode(Float.self))") ?? .nan)
             case .real: return .real(try cell.decode(Double.self))
             case .boolean: return .boolean(try cell.decode(Bool.self))
             case .bytes: return .blob(try cell.decode(Data.self))
-            case .decimal: return .decimal(try cell.decode(String.self))
-            case .text, .textual: return .text(try cell.decode(String.self))
+            case .decimal, .textual:
+                // Only as text (``selectExpression(_:)``): a binary form read as a string
+                // would be garbage, not an error.
+                guard cell.dataType == .text else {
+                    throw PostgresProblem.refused(message: "\(column.name) was not selected as text", detail: nil, sqlState: "")
+                }
+                let text = try cell.decode(String.self)
+                return column.kind == .decimal ? .decimal(text) : .text(text)
+            case .text: return .text(try cell.decode(String.self))
             }
         } catch {
             throw .refused(message: "cannot read \(column.name) (\(column.typeName)): \(error)", detail: nil, sqlState: "")

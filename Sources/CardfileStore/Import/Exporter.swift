@@ -226,11 +226,38 @@ public struct Exporter {
         case .real(let double): out += Array((double.isFinite ? realText(double) : "null").utf8)
         case .text(let text): appendJSONString(text, to: &out)
         case .blob(let data): appendJSONString(data.base64EncodedString(), to: &out)
-        // JSON numbers have no limit of digits, so a decimal goes out exactly as written.
+        // JSON numbers have no limit of digits, so a decimal goes out exactly as written (when
+        // written as JSON writes numbers; `.5` or `+1` go as text).
         case .decimal(let text):
-            if DecimalText(Substring(text)) != nil { out += Array(text.utf8) } else { appendJSONString(text, to: &out) }
+            if isJSONNumber(text) { out += Array(text.utf8) } else { appendJSONString(text, to: &out) }
         case .boolean(let flag): out += Array((flag ? "true" : "false").utf8)
         }
+    }
+
+    /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`: a number as JSON writes it.
+    static func isJSONNumber(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        func digits() -> Int {
+            let count = bytes.prefix { $0 >= 0x30 && $0 <= 0x39 }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        if bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+        if bytes.first == UInt8(ascii: "0") {
+            bytes = bytes.dropFirst()
+        } else if digits() == 0 {
+            return false
+        }
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            if digits() == 0 { return false }
+        }
+        if let marker = bytes.first, marker == UInt8(ascii: "e") || marker == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
+            if digits() == 0 { return false }
+        }
+        return bytes.isEmpty
     }
 
     static func appendJSONString(_ text: String, to out: inout [UInt8]) {

@@ -166,10 +166,16 @@ public enum TableCreator {
             case .real: reals = true
             case .text: texts = true
             case .blob: blobs = true
-            // (From another engine: a decimal's exact digits keep it text only where a REAL
-            // would round it; a boolean is 0 or 1.)
+            // (From another engine: a decimal is an INTEGER or a REAL where one holds it
+            // exactly, else text; a boolean is 0 or 1.)
             case .decimal(let text):
-                if let number = DecimalText(Substring(text)), number.integer != nil { integers = true } else { reals = true }
+                if let number = DecimalText(Substring(text)), number.integer != nil {
+                    integers = true
+                } else if case .real = Affinity.numeric.coerce(text), Self.isPlainReal(text) {
+                    reals = true
+                } else {
+                    texts = true
+                }
             case .boolean: integers = true
             }
         }

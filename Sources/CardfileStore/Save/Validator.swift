@@ -96,7 +96,8 @@ enum Validator {
                 switch value {
                 case .integer(let int): number = Double(int)
                 case .real(let double): number = double
-                case .text(let text): number = Double(text.trimmingCharacters(in: .whitespaces))
+                case .text(let text), .decimal(let text): number = Double(text.trimmingCharacters(in: .whitespaces))
+                case .boolean(let flag): number = flag ? 1 : 0
                 default: number = nil
                 }
                 guard let number else { continue }

@@ -73,6 +73,40 @@ struct DecimalText: Equatable {
 
     var isZero: Bool { digits.isEmpty }
 
+    /// A finite double's exact value: its 53-bit significand times a power of two, written out
+    /// in decimal (a negative power as a power of five times a power of ten).
+    static func exact(_ double: Double) -> DecimalText {
+        guard double != 0, double.isFinite else { return DecimalText("0")! }
+        var significand = double.significandBitPattern | (double.isNormal ? 1 << 52 : 0)
+        var power = Int(double.exponentBitPattern) - 1075 + (double.isNormal ? 0 : 1)
+        while significand & 1 == 0 {
+            significand >>= 1
+            power += 1
+        }
+        var digits = Array(String(significand).utf8.map { $0 - 0x30 })   // most significant first
+        func multiply(by factor: UInt8) {
+            var carry = 0
+            for index in digits.indices.reversed() {
+                let product = Int(digits[index]) * Int(factor) + carry
+                digits[index] = UInt8(product % 10)
+                carry = product / 10
+            }
+            while carry > 0 {
+                digits.insert(UInt8(carry % 10), at: 0)
+                carry /= 10
+            }
+        }
+        var exponent = 0
+        if power >= 0 {
+            for _ in 0..<power { multiply(by: 2) }
+        } else {
+            for _ in 0..<(-power) { multiply(by: 5) }
+            exponent = power
+        }
+        let text = (double < 0 ? "-" : "") + String(decoding: digits.map { $0 + 0x30 }, as: UTF8.self) + "e\(exponent)"
+        return DecimalText(Substring(text))!
+    }
+
     /// Compares the values exactly: negative, zero or positive.
     func compare(_ other: DecimalText) -> Int {
         let mySign = isZero ? 0 : (negative ? -1 : 1)

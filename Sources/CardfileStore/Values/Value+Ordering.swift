@@ -64,6 +64,8 @@ extension Value {
         case (.integer(let a), .integer(let b)):
             return a == b ? 0 : (a < b ? -1 : 1)
         case (.real(let a), .real(let b)):
+            // NaN above every number, as PostgreSQL orders it (SQLite stores none).
+            if a.isNaN || b.isNaN { return a.isNaN == b.isNaN ? 0 : (a.isNaN ? 1 : -1) }
             return a == b ? 0 : (a < b ? -1 : 1)
         case (.integer(let a), .real(let b)):
             return -compareReal(b, withInteger: a)
@@ -118,16 +120,19 @@ extension Value {
         case nan
     }
 
-    /// A finite real against a decimal: through the real's shortest exact decimal text.
+    /// A finite real against a decimal, exactly: through the decimal rounded to a double
+    /// first (rounding keeps the order, so unequal doubles decide), and when that is the real
+    /// itself, through the real's exact decimal expansion. (Its shortest text is not exact,
+    /// and would make the order of an integer, a real and a decimal go round in a circle.)
     private static func compareReal(_ real: Double, _ decimal: DecimalText) -> Int {
-        guard let written = DecimalText(Substring("\(real)")) else { return 0 }
-        return written.compare(decimal)
+        if let rounded = try? decimal.double.get(), rounded != real { return rounded < real ? 1 : -1 }
+        return DecimalText.exact(real).compare(decimal)
     }
 
     /// Compares a real with an integer without the rounding a plain conversion would cause
     /// for integers beyond 2^53.
     private static func compareReal(_ real: Double, withInteger integer: Int64) -> Int {
-        if real.isNaN { return -1 }
+        if real.isNaN { return 1 }
         if real < -9.223372036854775808e18 { return -1 }
         if real >= 9.223372036854775808e18 { return 1 }
         let truncated = Int64(real.rounded(.towardZero))
