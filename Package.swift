@@ -83,6 +83,8 @@ let package = Package(
             name: "cardfile-bench",
             dependencies: [
                 "CardfileApp",
+                "CardfilePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 "CardfileStore",
                 "CardfileTerminal",
                 "CardfileCurses",

@@ -14,7 +14,7 @@ struct CardfileBench: ParsableCommand {
     @Option(help: "Saves (and raw commits) to time.")
     var saves = 5_000
 
-    @Argument(help: "Sections to run: store, live, terminal, app, field, import, sql, diff, history (default: all).")
+    @Argument(help: "Sections to run: store, live, terminal, app, field, import, sql, diff, history, postgres (default: all; postgres when CARDFILE_TEST_POSTGRES names a server, as scripts/with-postgres sets it).")
     var sections: [String] = []
 
     @Option(help: .hidden)
@@ -22,6 +22,9 @@ struct CardfileBench: ParsableCommand {
 
     @Option(help: .hidden)
     var browseApp: String?
+
+    @Option(help: .hidden)
+    var browsePostgres: String?
 
     @Option(parsing: .upToNextOption, help: .hidden)
     var importChild: [String] = []
@@ -33,6 +36,11 @@ struct CardfileBench: ParsableCommand {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("cardfile-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        if let browsePostgres {
+            let result = try PostgresBenchmark.browse(browsePostgres)
+            print("\(result.rss) \(result.pages) \(result.seconds)")
+            return
+        }
         if let browseApp {
             let result = try AppBrowseMemoryBenchmark(path: browseApp).run()
             print("\(result.rss) \(result.pages) \(result.seconds)")
@@ -52,7 +60,9 @@ struct CardfileBench: ParsableCommand {
             print("\(result.rss) \(result.pages) \(result.seconds)")
             return
         }
-        let wanted = Set(sections.isEmpty ? ["store", "live", "terminal", "app", "field", "import", "sql", "diff", "history"] : sections)
+        let server = ProcessInfo.processInfo.environment["CARDFILE_TEST_POSTGRES"]
+        let all = ["store", "live", "terminal", "app", "field", "import", "sql", "diff", "history"] + (server == nil ? [] : ["postgres"])
+        let wanted = Set(sections.isEmpty ? all : sections)
 
         if wanted.contains("store") {
             let path = "\(folder)/store.sqlite"
@@ -107,6 +117,12 @@ struct CardfileBench: ParsableCommand {
         }
         if wanted.contains("import") {
             try ImportBenchmark(folder: folder, sizes: [100_000, rows]).run()
+        }
+        if wanted.contains("postgres") {
+            guard let server else {
+                throw ValidationError("postgres needs a server: run it as scripts/with-postgres .build/release/cardfile-bench postgres")
+            }
+            try PostgresBenchmark(url: server, rows: rows, saves: min(saves, 2_000)).run()
         }
     }
 
