@@ -43,10 +43,11 @@ extension Cardfile {
                 }
             }
             let outcomes: [(PostgresRelation, NotifySetup.Outcome)]
+            var schemaDropped = false
             do {
                 let setup = NotifySetup(session: session)
                 if remove {
-                    outcomes = try setup.remove(chosen, everything: table.isEmpty)
+                    (outcomes, schemaDropped) = try setup.remove(chosen, everything: table.isEmpty)
                 } else {
                     var described: [PostgresTableDescription] = []
                     for relation in chosen { described.append(try catalog.describe(relation)) }
@@ -68,7 +69,13 @@ extension Cardfile {
             }
             let done = outcomes.filter { if case .failed = $0.1 { return false } else { return true } }.count
             if remove {
-                Output.say(table.isEmpty ? "Removed the triggers and the schema \(NotifySetup.schema)." : "Removed the triggers of \(done) of \(outcomes.count) tables.")
+                if !table.isEmpty {
+                    Output.say("Removed the triggers of \(done) of \(outcomes.count) tables.")
+                } else if schemaDropped {
+                    Output.say("Removed the triggers and the schema \(NotifySetup.schema).")
+                } else {
+                    Output.say("Removed the triggers and the function; the schema \(NotifySetup.schema) holds other things of yours and was kept.")
+                }
             } else {
                 let announced = outcomes.filter { $0.1 == .installed }.count
                 Output.say("\(announced) of \(outcomes.count) tables and views announce their changes on the channel \(NotifySetup.channel); editors on the others poll.")

@@ -25,8 +25,7 @@ struct ChangeFeedTests {
             var opened: PostgresSession?
             do {
                 try server.psql(database, sql + "; CREATE TABLE sentinel (id int PRIMARY KEY)")
-                let home = TemporaryDirectory()
-                let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
+                let location = try server.location(database)
                 let session = try PostgresSession.open(location)
                 opened = session
                 let catalog = PostgresCatalog(session: session)
@@ -190,19 +189,27 @@ struct ChangeFeedTests {
         let direct = try place.changes(upTo: 10)
         #expect(direct.tables[events] == .records([["2", "2026-06-01"]]))
         #expect(direct.tables[.init(schema: "public", table: "events_2026")] == nil)
-        // A partition added later is not announced until pg-setup runs again.
-        try place.server.psql(place.database, "CREATE TABLE events_2027 PARTITION OF events FOR VALUES FROM ('2027-01-01') TO ('2028-01-01')")
+        // A partition added later is not announced until pg-setup runs again. (Named with its
+        // schema: the test's role is called cardfile, so "$user" in the search path would put
+        // it in pg-setup's schema.)
+        try place.server.psql(place.database, "CREATE TABLE public.events_2027 PARTITION OF events FOR VALUES FROM ('2027-01-01') TO ('2028-01-01')")
         let eventsOID = try #require(tables.first { $0.relation.name == "events" }).relation.oid
         #expect(try !setup.announcedTables().contains(eventsOID))
         _ = try setup.install(tables)
         #expect(try setup.announcedTables().contains(eventsOID))
 
         let books = try #require(tables.first { $0.relation.name == "books" }).relation
-        #expect(try setup.remove([books], everything: false).first?.1 == .removed)
+        #expect(try setup.remove([books], everything: false).outcomes.first?.1 == .removed)
         try place.server.psql(place.database, "INSERT INTO books VALUES (1)")
         #expect(try place.changes(upTo: 2).tables[Self.books] == nil)
-        _ = try setup.remove([], everything: true)
+        // A table of a person's own in a schema named cardfile is never dropped with it.
+        _ = try setup.install(tables)
+        try place.server.psql(place.database, "CREATE TABLE cardfile.mine (id int PRIMARY KEY); INSERT INTO cardfile.mine VALUES (1)")
+        #expect(try setup.remove([], everything: true).schemaDropped == false)
         #expect(try setup.announcedTables().isEmpty)
+        #expect(try place.server.psql(place.database, "SELECT count(*) FROM cardfile.mine") == "1")
+        try place.server.psql(place.database, "DROP TABLE cardfile.mine")
+        #expect(try setup.remove([], everything: true).schemaDropped == true)
         #expect(try place.server.psql(place.database, "SELECT count(*) FROM pg_namespace WHERE nspname = 'cardfile'") == "0")
     }
 

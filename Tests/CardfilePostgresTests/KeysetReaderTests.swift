@@ -23,8 +23,7 @@ struct KeysetReaderTests {
         }
         let values = rows.map { "(\($0.0), \($0.1.map(String.init) ?? "NULL"), \($0.2.map { "'\($0)'" } ?? "NULL"))" }.joined(separator: ", ")
         try server.psql(database, "CREATE TABLE items (id int PRIMARY KEY, a int, b text); INSERT INTO items VALUES \(values); ANALYZE items")
-        let home = TemporaryDirectory()
-        let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
+        let location = try server.location(database)
         let session = try PostgresSession.open(location)
         defer { session.close() }
         let catalog = PostgresCatalog(session: session)
@@ -80,8 +79,7 @@ struct KeysetReaderTests {
         let database = try server.makeDatabase()
         defer { server.drop(database) }
         try server.psql(database, "CREATE TABLE items (id int PRIMARY KEY, a int); INSERT INTO items SELECT n, n % 7 FROM generate_series(1, 20000) n; ANALYZE items")
-        let home = TemporaryDirectory()
-        let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
+        let location = try server.location(database)
         let session = try PostgresSession.open(location)
         defer { session.close() }
         let catalog = PostgresCatalog(session: session)

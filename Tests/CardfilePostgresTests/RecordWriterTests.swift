@@ -19,8 +19,7 @@ struct RecordWriterTests {
             server = try PostgresTestServer.current()
             database = try server.makeDatabase()
             try server.psql(database, sql)
-            let home = TemporaryDirectory()
-            let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
+            let location = try server.location(database)
             session = try PostgresSession.open(location)
             other = try PostgresSession.open(location)
             let catalog = PostgresCatalog(session: session)

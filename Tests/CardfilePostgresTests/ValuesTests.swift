@@ -36,8 +36,7 @@ struct ValuesTests {
             var opened: PostgresSession?
             do {
                 try server.psql(database, sql)
-                let home = TemporaryDirectory()
-                let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
+                let location = try server.location(database)
                 let session = try PostgresSession.open(location)
                 opened = session
                 let catalog = PostgresCatalog(session: session)

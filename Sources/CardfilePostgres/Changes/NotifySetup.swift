@@ -77,9 +77,12 @@ public struct NotifySetup: Sendable {
         }
     }
 
-    /// Drops each table's triggers; with `everything`, also the function and its schema (which
-    /// then drops the triggers of every other table with them).
-    public func remove(_ relations: [PostgresRelation], everything: Bool) throws(PostgresProblem) -> [(PostgresRelation, Outcome)] {
+    /// Drops each table's triggers; with `everything`, also the function (and with it the
+    /// triggers of every other table) and then the schema, only if nothing else is in it: a
+    /// schema named `cardfile` that holds a person's own tables is never dropped with them.
+    /// Returns whether the schema went.
+    @discardableResult
+    public func remove(_ relations: [PostgresRelation], everything: Bool) throws(PostgresProblem) -> (outcomes: [(PostgresRelation, Outcome)], schemaDropped: Bool) {
         let outcomes = relations.map { relation in
             do throws(PostgresProblem) {
                 for target in [relation.quotedName] + (try partitions(of: relation)) {
@@ -92,10 +95,15 @@ public struct NotifySetup: Sendable {
                 return (relation, .failed(error))
             }
         }
-        if everything {
-            try session.run(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(PostgresName.quoted(Self.schema)) CASCADE"))
+        guard everything else { return (outcomes, false) }
+        let schema = PostgresName.quoted(Self.schema)
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).notify_change() CASCADE"))
+        do {
+            try session.run(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema)"))   // no CASCADE
+            return (outcomes, true)
+        } catch .refused(_, _, "2BP01") {
+            return (outcomes, false)   // other objects depend on it: theirs, kept
         }
-        return outcomes
     }
 
     /// The object ids of the tables whose changes are announced: all four triggers on the
