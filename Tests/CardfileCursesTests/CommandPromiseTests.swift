@@ -201,8 +201,15 @@ struct CommandPromiseTests {
         }
         for (field, said) in last {
             let parts = field.split(separator: "|")
-            // (Line breaks in the data are printed visible, as ␊.)
-            let stored = try Self.sqlite(place.database, "SELECT \(parts[1]) FROM books WHERE id = \(parts[0])").replacingOccurrences(of: "\n", with: "␊")
+            // (Control characters in the data are printed visible: a line break as ␊, a bell as ␇.)
+            let raw = try Self.sqlite(place.database, "SELECT \(parts[1]) FROM books WHERE id = \(parts[0])")
+            let stored = String(String.UnicodeScalarView(raw.unicodeScalars.map { scalar in
+                switch scalar.value {
+                case 0x00...0x1F: return UnicodeScalar(0x2400 + scalar.value)!
+                case 0x7F: return UnicodeScalar(0x2421)!
+                default: return scalar
+                }
+            }))
             // Numbers compare as numbers (a REAL may be written 5 or 5.0).
             let same = stored == said || (Double(stored) != nil && Double(stored) == Double(said))
             #expect(same, "\(field): said \(said), stored \(stored)")

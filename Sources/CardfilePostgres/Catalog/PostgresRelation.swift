@@ -35,6 +35,6 @@ public struct PostgresRelation: Sendable, Equatable {
 public enum PostgresName {
     /// `name` in double quotes, inner quotes doubled: safe for any name.
     public static func quoted(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        name.quotedIdentifier
     }
 }

@@ -163,6 +163,12 @@ final class StoreCore: Sendable {
         return try reader.read(body)
     }
 
+    /// Runs `body` with a session of the engine in a read transaction where `entity`'s rows are
+    /// (see ``read(for:_:)``).
+    func session<T>(for entity: Entity, _ body: (any EngineSession) throws -> T) throws -> T {
+        try read(for: entity) { db in try body(SQLiteSession(db)) }
+    }
+
     /// Makes a query's result readable as `entity.name` (replacing an earlier one of that name).
     func register(query entity: Entity) {
         queryEntities.withLock { $0[entity.name.lowercased()] = entity }

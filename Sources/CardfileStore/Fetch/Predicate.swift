@@ -1,5 +1,3 @@
-import GRDB
-
 /// A comparison operator of ``Predicate/compare(_:_:_:)``.
 public enum ComparisonOperator: String, Hashable, Sendable, CaseIterable {
     case equal = "="
@@ -48,7 +46,7 @@ public indirect enum Predicate: Hashable, Sendable {
         case .compare(let name, let op, let value):
             let quoted = try column(name, table)
             if value.isNull {
-                return op == .equal ? "\(quoted) IS NULL" : (op == .notEqual ? "\(quoted) IS NOT NULL" : "0")
+                return op == .equal ? "\(quoted) IS NULL" : (op == .notEqual ? "\(quoted) IS NOT NULL" : table.dialect.alwaysFalse)
             }
             arguments.append(value)
             return "\(quoted) \(op.rawValue) ?"
@@ -58,21 +56,21 @@ public indirect enum Predicate: Hashable, Sendable {
             let quoted = try column(name, table)
             return "(\(quoted) IS NULL OR \(quoted) = '')"
         case .contains(let names, let text):
-            guard !names.isEmpty else { return "0" }
+            guard !names.isEmpty else { return table.dialect.alwaysFalse }
             let pattern = "%" + Predicate.escapeLike(text) + "%"
             var parts: [String] = []
             for name in names {
-                parts.append("\(try column(name, table)) LIKE ? ESCAPE '\\'")
+                parts.append(table.dialect.containsText(try column(name, table)))
                 arguments.append(.text(pattern))
             }
             return "(" + parts.joined(separator: " OR ") + ")"
         case .and(let predicates):
-            guard !predicates.isEmpty else { return "1" }
+            guard !predicates.isEmpty else { return table.dialect.alwaysTrue }
             var parts: [String] = []
             for predicate in predicates { parts.append(try predicate.render(table, &arguments)) }
             return "(" + parts.joined(separator: " AND ") + ")"
         case .or(let predicates):
-            guard !predicates.isEmpty else { return "0" }
+            guard !predicates.isEmpty else { return table.dialect.alwaysFalse }
             var parts: [String] = []
             for predicate in predicates { parts.append(try predicate.render(table, &arguments)) }
             return "(" + parts.joined(separator: " OR ") + ")"

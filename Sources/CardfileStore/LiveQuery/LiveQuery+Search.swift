@@ -25,7 +25,7 @@ extension LiveQuery {
         let (next, first) = try read { db -> ([Value]?, [Value]?) in
             func one(after key: [Value]?) throws -> [Value]? {
                 let page = query.page(from: key, backward: backward, limit: 1, also: [condition])
-                return try db.cachedStatement(sql: page.sql).fetchValueRows(arguments: page.arguments).first
+                return try db.rows(page.sql, page.arguments).first
             }
             let next = try key == nil ? nil : one(after: key)
             return (next, next == nil ? try one(after: nil) : nil)

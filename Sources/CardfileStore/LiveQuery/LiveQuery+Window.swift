@@ -95,32 +95,32 @@ extension LiveQuery {
 
     // MARK: - Walking by key
 
-    func forward(from key: [Value]?, inclusive: Bool, limit: Int, offset: Int = 0, db: Database) throws -> [[Value]] {
+    func forward(from key: [Value]?, inclusive: Bool, limit: Int, offset: Int = 0, db: any EngineSession) throws -> [[Value]] {
         guard limit > 0 else { return [] }
         let page = query.page(from: key, inclusive: inclusive, limit: limit, offset: offset)
-        return try db.cachedStatement(sql: page.sql).fetchValueRows(arguments: page.arguments)
+        return try db.rows(page.sql, page.arguments)
     }
 
     /// Up to `limit` rows just before `key` (the last rows when `key` is nil), in forward order.
-    func backward(before key: [Value]?, limit: Int, db: Database) throws -> [[Value]] {
+    func backward(before key: [Value]?, limit: Int, db: any EngineSession) throws -> [[Value]] {
         guard limit > 0 else { return [] }
         let page = query.page(from: key, inclusive: false, backward: true, limit: limit)
-        return try db.cachedStatement(sql: page.sql).fetchValueRows(arguments: page.arguments).reversed()
+        return try db.rows(page.sql, page.arguments).reversed()
     }
 
     /// The position of the row with `key` among the stored rows: a seek to the nearest
     /// checkpoint and a count of at most about one stride of rows; without checkpoints yet, a
     /// count from the start.
-    func position(of key: [Value], db: Database) throws -> Int {
+    func position(of key: [Value], db: any EngineSession) throws -> Int {
         let checkpoint = positions?.checkpoint(atOrBefore: key, in: query)
         let between = query.countBetween(from: checkpoint?.key, before: key, limit: Int(Int32.max))
-        let counted = try Int.fetchOne(db, sql: between.sql, arguments: between.arguments.statementArguments) ?? 0
+        let counted = try db.integer(between.sql, between.arguments) ?? 0
         return (checkpoint?.position ?? 0) + counted
     }
 
     /// The window starting at `position`, walking from the current window when it is close,
     /// else seeking the nearest checkpoint.
-    func keyedSlice(at position: Int, db: Database) throws -> Slice {
+    func keyedSlice(at position: Int, db: any EngineSession) throws -> Slice {
         let current = window.firstRow
         let offsetInWindow = position - current
         var stored: [[Value]]
@@ -145,7 +145,7 @@ extension LiveQuery {
 
     /// The window made of `stored` (rows read from `position` on, the first of them at
     /// `first`), followed by unsaved inserts when the stored rows end within it.
-    func slice(fromStored stored: [[Value]], first: Int, position: Int, db: Database) throws -> Slice {
+    func slice(fromStored stored: [[Value]], first: Int, position: Int, db: any EngineSession) throws -> Slice {
         var slice = Slice()
         slice.first = first
         for row in stored { slice.append(stored: row, query: query, overlay: overlay) }
@@ -164,14 +164,14 @@ extension LiveQuery {
     }
 
     /// How many stored rows match: from the positions when they are current, else counted.
-    func storedCount(db: Database) throws -> Int {
+    func storedCount(db: any EngineSession) throws -> Int {
         if let positions, builtAt?.data == dataVersion { return positions.count }
         let count = query.count()
-        return try Int.fetchOne(db, sql: count.sql, arguments: count.arguments.statementArguments) ?? 0
+        return try db.integer(count.sql, count.arguments) ?? 0
     }
 
     /// The last `height` rows: stored ones read backwards from the end, then unsaved inserts.
-    func keyedEnd(db: Database) throws -> Slice {
+    func keyedEnd(db: any EngineSession) throws -> Slice {
         let tail = Array(overlay.inserted.suffix(height))
         let stored = try backward(before: nil, limit: height - tail.count, db: db)
         var slice = Slice()
@@ -188,7 +188,7 @@ extension LiveQuery {
 
     /// The window with the row of `key` at screen line `line` (or as near it as the ends of the
     /// result allow).
-    func keyedSlice(around key: [Value], line: Int, db: Database) throws -> Slice {
+    func keyedSlice(around key: [Value], line: Int, db: any EngineSession) throws -> Slice {
         var before = try backward(before: key, limit: line, db: db)
         let from = try forward(from: key, inclusive: true, limit: height - before.count, db: db)
         var tail: [LiveRow] = []
@@ -218,7 +218,7 @@ extension LiveQuery {
             if id.isTemporary, overlay.inserted.contains(where: { $0.id == id }) { return .pending(id) }
             if !id.isTemporary {
                 let lookup = query.row(id: id)
-                if let row = try db.cachedStatement(sql: lookup.sql).fetchValueRows(arguments: lookup.arguments).first {
+                if let row = try db.rows(lookup.sql, lookup.arguments).first {
                     return .stored(id, query.key(of: row))
                 }
             }
@@ -237,7 +237,7 @@ extension LiveQuery {
             var survivors: [ObjectID: [Value]] = [:]
             if !storedIDs.isEmpty {
                 let lookup = query.rows(ids: storedIDs)
-                for row in try db.makeStatement(sql: lookup.sql).fetchValueRows(arguments: lookup.arguments) {
+                for row in try db.rows(lookup.sql, lookup.arguments) {
                     survivors[query.objectID(of: row)] = query.key(of: row)
                 }
             }
@@ -328,7 +328,7 @@ extension LiveQuery {
     /// Up to `limit` entries that still exist and match, walking from `start` forward or
     /// backward (results in forward order). Rows found gone are remembered, so positions and
     /// the count leave them out until the next sort.
-    func sortedEntries(from start: Int, backward: Bool, limit: Int, db: Database) throws -> [SortedEntry] {
+    func sortedEntries(from start: Int, backward: Bool, limit: Int, db: any EngineSession) throws -> [SortedEntry] {
         guard let sorted, limit > 0 else { return [] }
         var found: [SortedEntry] = []
         var next = start
@@ -362,7 +362,7 @@ extension LiveQuery {
 
     /// The window with the entry at `anchor` (or, when it is gone, the next one; the one before
     /// when none follows) at screen line `line`, as near as the ends of the result allow.
-    func sortedSlice(around anchor: Int, line: Int, db: Database) throws -> (slice: Slice, anchor: ObjectID?) {
+    func sortedSlice(around anchor: Int, line: Int, db: any EngineSession) throws -> (slice: Slice, anchor: ObjectID?) {
         var before = try sortedEntries(from: anchor - 1, backward: true, limit: line, db: db)
         let wanted = height - before.count
         let after = try sortedEntries(from: anchor, backward: false, limit: wanted, db: db)
@@ -390,7 +390,7 @@ extension LiveQuery {
 
     /// The window at `position` of the sorted order. Before the first sort, the current rows
     /// are re-read in place: their values and deletions show at once.
-    func sortedSlice(at position: Int, db: Database) throws -> Slice {
+    func sortedSlice(at position: Int, db: any EngineSession) throws -> Slice {
         guard sorted != nil else {
             var slice = Slice()
             let ids = window.rows.map(\.id).filter { !$0.isTemporary }
@@ -404,12 +404,12 @@ extension LiveQuery {
     }
 
     /// Whole rows among `ids` that exist and match the filter, by ID.
-    func matchingRows(_ ids: [ObjectID], db: Database) throws -> [ObjectID: [Value]] {
+    func matchingRows(_ ids: [ObjectID], db: any EngineSession) throws -> [ObjectID: [Value]] {
         guard !ids.isEmpty else { return [:] }
         var rows: [ObjectID: [Value]] = [:]
         for start in stride(from: 0, to: ids.count, by: 400) {
             let lookup = query.rows(ids: Array(ids[start..<min(ids.count, start + 400)]))
-            for row in try db.cachedStatement(sql: lookup.sql).fetchValueRows(arguments: lookup.arguments) {
+            for row in try db.rows(lookup.sql, lookup.arguments) {
                 rows[query.objectID(of: row)] = row
             }
         }

@@ -211,7 +211,9 @@ public final class LiveQuery {
         try read { db in
             walksByKey = try query.isServedByIndex(db)
             overlay = try PendingOverlay.load(pending: pending, query: query, db: db)
-            indexAdvice = try IndexAdvice.find(for: query, spec: spec, predicate: predicate, walksByKey: walksByKey, db: db) { db in
+            // (Advice on SQLite's indexes; another engine's planner is its own.)
+            guard let sqlite = db as? SQLiteSession else { indexAdvice = nil; return }
+            indexAdvice = try IndexAdvice.find(for: query, spec: spec, predicate: predicate, walksByKey: walksByKey, db: sqlite.db) { db in
                 if let known = largeTable, known.name == entity.name, known.rows == indexAdviceRows { return known.large }
                 let large = try IndexAdvice.hasRows(indexAdviceRows, table: query.table, db: db)
                 largeTable = (entity.name, indexAdviceRows, large)
@@ -253,8 +255,8 @@ public final class LiveQuery {
         let stamp = specVersion
         worker.start(.sorting(fraction: nil)) { _, _ -> LiveQueryWorker.Result? in
             do {
-                let rows: [[Value]] = try core.read(for: entity) { db -> [[Value]] in
-                    try db.cachedStatement(sql: page.sql).fetchValueRows(arguments: page.arguments)
+                let rows: [[Value]] = try core.session(for: entity) { db -> [[Value]] in
+                    try db.rows(page.sql, page.arguments)
                 }
                 return .firstPage(rows, stamp)
             } catch {
@@ -426,7 +428,7 @@ public final class LiveQuery {
         let keyed = walksByKey
         worker.start(keyed ? .counting(fraction: nil) : .sorting(fraction: nil)) { cancellation, progress in
             do {
-                return try core.read(for: entity) { db -> LiveQueryWorker.Result in
+                return try core.session(for: entity) { db -> LiveQueryWorker.Result in
                     let report = { (done: Int) in
                         let fraction = min(1, Double(done) / Double(estimate))
                         progress(keyed ? .counting(fraction: fraction) : .sorting(fraction: fraction))
@@ -436,7 +438,7 @@ public final class LiveQuery {
                     }
                     return .sorted(try SortedKeys.build(query, db: db, cancellation: cancellation, progress: report), stamp, data)
                 }
-            } catch is CancellationError {
+            } catch is Cancellation.Stopped {
                 return nil
             } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
                 return nil
@@ -453,7 +455,7 @@ public final class LiveQuery {
     }
 
     /// Runs `body` in one read transaction, mapping errors.
-    func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        try storeErrors(path: core.path) { try core.read(for: entity, body) }
+    func read<T>(_ body: (any EngineSession) throws -> T) throws(StoreError) -> T {
+        try storeErrors(path: core.path) { try core.session(for: entity, body) }
     }
 }

@@ -1,5 +1,3 @@
-import GRDB
-
 /// A table's rows in one order under one filter, with the SQL to walk them by key.
 ///
 /// The order is total: the sort columns, then the primary key. A row's *key* is its values for
@@ -9,6 +7,9 @@ struct OrderedQuery: Sendable {
     struct Term: Sendable {
         /// The SQL expression, with an explicit COLLATE when the sort overrides the column's.
         let expression: String
+        /// What a select list reads the term's value with (the engine may read a column of
+        /// some types as text, as whole rows do, so a key compares with a row's values).
+        let readExpression: String
         let ascending: Bool
         /// Where the term's value sits in a row read with the table's select list.
         let slot: Int
@@ -48,7 +49,8 @@ struct OrderedQuery: Sendable {
             }
             let isRowid = table.primaryKey == .rowidAlias(column: table.columns[index].name)
             terms.append(Term(
-                expression: expression, ascending: descriptor.ascending, slot: table.keyWidth + index,
+                expression: expression, readExpression: table.dialect.selectExpression(table.columns[index]),
+                ascending: descriptor.ascending, slot: table.keyWidth + index,
                 collation: descriptor.collation ?? table.columns[index].collation,
                 canBeNull: !(table.columns[index].isNotNull || isRowid)))
         }
@@ -67,7 +69,7 @@ struct OrderedQuery: Sendable {
             case .rowidAlias, .implicitRowid, .withoutRowid: neverNull = true
             default: neverNull = column?.isNotNull ?? false
             }
-            terms.append(Term(expression: expression, ascending: tieBreakAscending, slot: position, collation: collation, canBeNull: !neverNull))
+            terms.append(Term(expression: expression, readExpression: expression, ascending: tieBreakAscending, slot: position, collation: collation, canBeNull: !neverNull))
         }
         self.terms = terms
         self.filter = try filter?.sql(for: table)
@@ -87,7 +89,7 @@ struct OrderedQuery: Sendable {
 
     /// `ORDER BY` terms, or their reverse.
     func orderBy(reversed: Bool = false) -> String {
-        terms.map { "\($0.expression) \($0.ascending != reversed ? "ASC" : "DESC")" }.joined(separator: ", ")
+        terms.map { table.dialect.orderTerm($0.expression, ascending: $0.ascending != reversed, canBeNull: $0.canBeNull) }.joined(separator: ", ")
     }
 
     /// Compares two keys in this order (Swift's reproduction of SQLite's ordering).
@@ -130,7 +132,7 @@ struct OrderedQuery: Sendable {
     /// The keys of every matching row, in order: what positions and sorted orders are built from.
     func allKeys() -> (sql: String, arguments: [Value]) {
         let clause = whereClause([])
-        let sql = "SELECT \(terms.map(\.expression).joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(orderBy())"
+        let sql = "SELECT \(terms.map(\.readExpression).joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(orderBy())"
         return (sql, clause.arguments)
     }
 
@@ -140,7 +142,7 @@ struct OrderedQuery: Sendable {
         var conditions = [condition(after: before, inclusive: false, backward: true)]
         if let from { conditions.append(condition(after: from, inclusive: true, backward: false)) }
         let clause = whereClause(conditions)
-        let sql = "SELECT count(*) FROM (SELECT 1 FROM \(table.fromSQL)\(clause.sql) LIMIT ?)"
+        let sql = "SELECT count(*) FROM (SELECT 1 FROM \(table.fromSQL)\(clause.sql) LIMIT ?) AS counted"
         return (sql, clause.arguments + [.integer(Int64(limit))])
     }
 
@@ -177,6 +179,7 @@ struct OrderedQuery: Sendable {
     private func chain(from index: Int, key: [Value], inclusive: Bool, backward: Bool, arguments: inout [Value]) -> String {
         let term = terms[index]
         let value = key[index]
+        let dialect = table.dialect
         let ascending = term.ascending != backward
         let last = index == terms.count - 1
         let expression = term.expression
@@ -185,10 +188,10 @@ struct OrderedQuery: Sendable {
             case (true, false, false): arguments.append(value); return "\(expression) > ?"
             case (true, false, true): arguments.append(value); return "\(expression) >= ?"
             case (true, true, false): return "\(expression) IS NOT NULL"
-            case (true, true, true): return "1"
+            case (true, true, true): return dialect.alwaysTrue
             case (false, false, false): arguments.append(value); return term.orNull("\(expression) < ?")
             case (false, false, true): arguments.append(value); return term.orNull("\(expression) <= ?")
-            case (false, true, false): return "0"
+            case (false, true, false): return dialect.alwaysFalse
             case (false, true, true): return "\(expression) IS NULL"
             }
         }
@@ -197,25 +200,17 @@ struct OrderedQuery: Sendable {
         case (true, false): arguments.append(value); strictly = "\(expression) > ?"
         case (true, true): strictly = "\(expression) IS NOT NULL"
         case (false, false): arguments.append(value); strictly = term.orNull("\(expression) < ?")
-        case (false, true): strictly = "0"
+        case (false, true): strictly = dialect.alwaysFalse
         }
         arguments.append(value)
         let rest = chain(from: index + 1, key: key, inclusive: inclusive, backward: backward, arguments: &arguments)
-        return "(\(strictly) OR (\(expression) IS ? AND \(rest)))"
+        return "(\(strictly) OR (\(dialect.isSame(expression, "?")) AND \(rest)))"
     }
 
-    /// True when SQLite serves this order (with the filter) without sorting: walking it by key is
-    /// then cheap. Asked of SQLite's query planner, not guessed from the indexes.
-    func isServedByIndex(_ db: Database) throws -> Bool {
-        // A plan is made from the schema the connection last read, and EXPLAIN reads no table
-        // that would make it look again: a read of the schema table does (an index made since,
-        // by :index or another program, then counts).
-        _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master")
+    /// True when the engine serves this order (with the filter) without sorting: walking it by
+    /// key is then cheap. Asked of the engine's query planner, not guessed from the indexes.
+    func isServedByIndex(_ session: any EngineSession) throws -> Bool {
         let page = page(from: nil, limit: 1)
-        let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + page.sql, arguments: page.arguments.statementArguments)
-        return !plan.contains { row in
-            let detail: String = row["detail"] ?? ""
-            return detail.contains("TEMP B-TREE")
-        }
+        return try session.isServedByIndex(page.sql, page.arguments)
     }
 }

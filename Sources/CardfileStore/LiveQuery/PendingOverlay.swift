@@ -1,5 +1,3 @@
-import GRDB
-
 /// The context's unsaved changes to a live query's table, as the list shows them: edited and
 /// deleted rows stay where they are stored, marked; inserted rows that match the filter follow
 /// the stored rows, in the order they were inserted (they have no stored position yet).
@@ -11,7 +9,7 @@ struct PendingOverlay {
 
     /// Builds the overlay from `pending` (the context's pending rows, taken before the read:
     /// taking them may read the store, and GRDB reads do not nest).
-    static func load(pending: [ObjectID: PendingRow], query: OrderedQuery, db: Database) throws -> PendingOverlay {
+    static func load(pending: [ObjectID: PendingRow], query: OrderedQuery, db: any EngineSession) throws -> PendingOverlay {
         var overlay = PendingOverlay()
         var inserts: [(number: UInt64, row: LiveRow)] = []
         for (id, row) in pending {
@@ -34,12 +32,13 @@ struct PendingOverlay {
         return LiveRow(id: id, values: stored, status: .unchanged)
     }
 
-    /// Evaluates the filter on values that are not in the table, by giving SQLite a one-row
+    /// Evaluates the filter on values that are not in the table, by giving the engine a one-row
     /// subquery with the table's column names, so the same SQL decides.
-    private static func matches(_ values: [Value], query: OrderedQuery, db: Database) throws -> Bool {
+    private static func matches(_ values: [Value], query: OrderedQuery, db: any EngineSession) throws -> Bool {
         guard let filter = query.filter else { return true }
-        let columns = query.table.quotedColumnNames.map { "? AS \($0)" }.joined(separator: ", ")
-        let sql = "SELECT 1 FROM (SELECT \(columns)) WHERE \(filter.sql)"
-        return try Row.fetchOne(db, sql: sql, arguments: (values + filter.arguments).statementArguments) != nil
+        let table = query.table
+        let columns = zip(table.columns, table.quotedColumnNames).map { "\(table.dialect.placeholder(for: $0)) AS \($1)" }.joined(separator: ", ")
+        let sql = "SELECT 1 FROM (SELECT \(columns)) AS pending WHERE \(filter.sql)"
+        return try db.firstRow(sql, values + filter.arguments) != nil
     }
 }

@@ -1,5 +1,3 @@
-import GRDB
-
 /// Where rows stand in an order an index serves: the key of every `stride`-th row, and the
 /// count. SQLite has no "row number N" lookup, and `OFFSET N` steps over N rows; with this,
 /// row N is a keyset seek to the nearest checkpoint and an `OFFSET` below `stride`.
@@ -37,20 +35,13 @@ struct PositionIndex: Sendable {
     }
 
     /// Scans every key of `query` on `db`.
-    static func build(_ query: OrderedQuery, db: Database, cancellation: Cancellation, progress: (Int) -> Void) throws -> PositionIndex {
+    static func build(_ query: OrderedQuery, db: any EngineSession, cancellation: Cancellation, progress: (Int) -> Void) throws -> PositionIndex {
         var index = PositionIndex()
         let keys = query.allKeys()
-        let statement = try db.makeStatement(sql: keys.sql)
-        let cursor = try Row.fetchCursor(statement, arguments: keys.arguments.statementArguments)
-        let width = CInt(query.terms.count)
-        let handle = statement.sqliteStatement
-        while try cursor.next() != nil {
-            var key: [Value] = []
-            key.reserveCapacity(Int(width))
-            for column in 0..<width { key.append(Value(statement: handle, index: column)) }
+        try db.forEachRow(keys.sql, keys.arguments, cancellation: cancellation) { key in
             index.append(key)
             if index.count % 16_384 == 0 {
-                if cancellation.isCancelled { throw CancellationError() }
+                if cancellation.isCancelled { throw Cancellation.Stopped() }
                 progress(index.count)
             }
         }
@@ -76,5 +67,3 @@ struct PositionIndex: Sendable {
         return ((low - 1) * stride, keys[low - 1])
     }
 }
-
-struct CancellationError: Error {}

@@ -1,8 +1,5 @@
-import GRDB
-import GRDBSQLite
-
 /// Every matching row's identity in an order no index serves, computed once in the
-/// background (SQLite sorts; this keeps only the keys). Rowid-keyed tables keep 8 bytes a row.
+/// background (the engine sorts; this keeps only the keys). Rowid-keyed tables keep 8 bytes a row.
 struct SortedKeys: Sendable {
     private enum Storage: Sendable {
         case rowids([Int64])
@@ -40,34 +37,26 @@ struct SortedKeys: Sendable {
         }
     }
 
-    /// Sorts on `db`. SQLite's sorter does the work (spilling to temporary files when large);
-    /// `progress` hears how many rows were read back, and `cancellation` interrupts even the
-    /// sort itself through SQLite's progress handler.
-    static func build(_ query: OrderedQuery, db: Database, cancellation: Cancellation, progress: (Int) -> Void) throws -> SortedKeys {
+    /// Sorts on `db`. The engine's sorter does the work (spilling to temporary files when
+    /// large); `progress` hears how many rows were read back, and `cancellation` interrupts
+    /// even the sort itself.
+    static func build(_ query: OrderedQuery, db: any EngineSession, cancellation: Cancellation, progress: (Int) -> Void) throws -> SortedKeys {
         let table = query.table
         let clause = query.whereClause([])
         let sql = "SELECT \(table.primaryKey.keyExpressions.joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
-        return try cancellation.interrupting(db) {
-            try read(sql, arguments: clause.arguments, table: table, db: db, progress: progress)
-        }
-    }
-
-    private static func read(_ sql: String, arguments: [Value], table: TableSchema, db: Database, progress: (Int) -> Void) throws -> SortedKeys {
-        let statement = try db.makeStatement(sql: sql)
-        let cursor = try Row.fetchCursor(statement, arguments: arguments.statementArguments)
-        let handle = statement.sqliteStatement
         if table.primaryKey.isRowid {
             var rowids: [Int64] = []
-            while try cursor.next() != nil {
-                rowids.append(sqlite3_column_int64(handle, 0))
+            var integral = true
+            try db.forEachRow(sql, clause.arguments, cancellation: cancellation) { row in
+                guard case .integer(let rowid) = row[0] else { integral = false; return }
+                rowids.append(rowid)
                 if rowids.count % 65_536 == 0 { progress(rowids.count) }
             }
-            return SortedKeys(storage: .rowids(rowids), table: table.name)
+            if integral { return SortedKeys(storage: .rowids(rowids), table: table.name) }
         }
-        let width = CInt(table.keyWidth)
         var keys: [[Value]] = []
-        while try cursor.next() != nil {
-            keys.append((0..<width).map { Value(statement: handle, index: $0) })
+        try db.forEachRow(sql, clause.arguments, cancellation: cancellation) { row in
+            keys.append(row)
             if keys.count % 65_536 == 0 { progress(keys.count) }
         }
         return SortedKeys(storage: .keys(keys), table: table.name)

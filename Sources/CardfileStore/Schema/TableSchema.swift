@@ -36,6 +36,8 @@ public struct TableSchema: Hashable, Sendable {
     /// For a query's result (see ``QueryResult``), the SELECT its rows come from (they are
     /// read from a copy in the ``ResultStore``); nil for a table or view of the file.
     public let source: String?
+    /// The SQL of the engine the table lives in: every statement about it is built for it.
+    package let dialect: any SQLDialect
 
     public init(
         name: String, columns: [ColumnDescription], primaryKey: PrimaryKey,
@@ -43,6 +45,22 @@ public struct TableSchema: Hashable, Sendable {
         foreignKeys: [ForeignKeyDescription] = [], checks: [CheckConstraint] = [],
         isWithoutRowid: Bool = false, isStrict: Bool = false, view: ViewWrites? = nil, source: String? = nil
     ) {
+        self.init(
+            name: name, columns: columns, primaryKey: primaryKey, uniqueIndexes: uniqueIndexes, indexes: indexes,
+            foreignKeys: foreignKeys, checks: checks, isWithoutRowid: isWithoutRowid, isStrict: isStrict, view: view,
+            source: source, dialect: SQLiteDialect(), quotedName: nil)
+    }
+
+    /// A table of another engine: its statements are built for `dialect`, and name it as
+    /// `quotedName` (a schema-qualified name) where given.
+    package init(
+        name: String, columns: [ColumnDescription], primaryKey: PrimaryKey,
+        uniqueIndexes: [UniqueIndex] = [], indexes: [IndexDescription] = [],
+        foreignKeys: [ForeignKeyDescription] = [], checks: [CheckConstraint] = [],
+        isWithoutRowid: Bool = false, isStrict: Bool = false, view: ViewWrites? = nil, source: String? = nil,
+        dialect: any SQLDialect, quotedName: String?
+    ) {
+        self.dialect = dialect
         self.view = view
         self.source = source
         self.name = name
@@ -57,22 +75,22 @@ public struct TableSchema: Hashable, Sendable {
         var positions: [String: Int] = [:]
         for (index, column) in columns.enumerated() { positions[column.name.lowercased()] = index }
         self.positions = positions
-        quotedName = name.quotedIdentifier
+        self.quotedName = quotedName ?? name.quotedIdentifier
         quotedColumnNames = columns.map(\.name.quotedIdentifier)
         let keys = primaryKey.keyExpressions
-        selectList = (keys + quotedColumnNames).joined(separator: ", ")
-        let match = primaryKey.isUnidentifiable ? "IS" : "="
+        selectList = (keys + columns.map(dialect.selectExpression)).joined(separator: ", ")
+        let match = primaryKey.isUnidentifiable ? dialect.same : "="
         if keys.count == 1 {
             keyMatchSQL = "\(keys[0]) \(match) ?"
         } else {
             keyMatchSQL = "(\(keys.joined(separator: ", "))) \(match) (\(Array(repeating: "?", count: keys.count).joined(separator: ", ")))"
         }
-        let from = name.quotedIdentifier
+        let from = self.quotedName
         if case .unidentifiable(let columns) = primaryKey {
             let listed = columns.map(\.quotedIdentifier)
             let partition = PrimaryKey.contentTerms(columns).joined(separator: ", ")
             let ordinal = "row_number() OVER (PARTITION BY \(partition)) AS \(PrimaryKey.duplicateColumn.quotedIdentifier)"
-            fromSQL = "(SELECT \((listed + [ordinal]).joined(separator: ", ")) FROM \(from)) AS \(quotedName)"
+            fromSQL = "(SELECT \((listed + [ordinal]).joined(separator: ", ")) FROM \(from)) AS \(name.quotedIdentifier)"
         } else {
             fromSQL = from
         }
@@ -121,27 +139,18 @@ public struct TableSchema: Hashable, Sendable {
 
     /// `key IN (...)` for `count` rows, with the right shape for composite keys.
     func keyInSQL(count: Int) -> String {
-        let expressions = primaryKey.keyExpressions
         // IN never matches NULL, which an unidentifiable table's key may hold.
         if primaryKey.isUnidentifiable { return "(" + Array(repeating: keyMatchSQL, count: count).joined(separator: " OR ") + ")" }
-        if expressions.count == 1 {
-            return "\(expressions[0]) IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
-        }
-        let tuple = "(" + Array(repeating: "?", count: expressions.count).joined(separator: ", ") + ")"
-        return "(\(expressions.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: count).joined(separator: ", ")))"
+        return dialect.keyIn(primaryKey.keyExpressions, count: count)
     }
 
     /// `key IN (...)` for these rows' keys, with its arguments. Beyond a few hundred keys
     /// without blobs, the keys go as one JSON array read by `json_each` (one argument, where
     /// SQLite takes at most 32,766), so a rule may name a hundred thousand records.
     func keySetSQL(_ keys: [[Value]]) -> (sql: String, arguments: [Value]) {
-        if keys.count > 200, !primaryKey.isUnidentifiable, let json = Self.jsonArray(of: keys) {
-            let expressions = primaryKey.keyExpressions
-            if expressions.count == 1 {
-                return ("\(expressions[0]) IN (SELECT value FROM json_each(?))", [.text(json)])
-            }
-            let parts = expressions.indices.map { "json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
-            return ("(\(expressions.joined(separator: ", "))) IN (SELECT \(parts) FROM json_each(?))", [.text(json)])
+        if keys.count > 200, !primaryKey.isUnidentifiable, let sql = dialect.keyInJSON(primaryKey.keyExpressions),
+           let json = Self.jsonArray(of: keys) {
+            return (sql, [.text(json)])
         }
         return (keyInSQL(count: keys.count), keys.flatMap { $0 })
     }

@@ -11,6 +11,11 @@ public final class Cancellation: Sendable {
 
     public func cancel() { flag.withLock { $0 = true } }
 
+    /// What a job throws when it stopped because it was cancelled (not because it failed).
+    package struct Stopped: Error {
+        package init() {}
+    }
+
     /// Runs `body` on `db` with SQLite's progress handler asking this flag every few thousand
     /// steps of its virtual machine: once cancelled, the statement running stops within
     /// microseconds with `SQLITE_INTERRUPT`, even inside a sort or a recursive query.

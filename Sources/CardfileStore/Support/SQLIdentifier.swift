@@ -6,7 +6,7 @@ extension String {
     ///
     /// GRDB's `quotedIdentifier` does not double embedded quotes (7.10.0), so a name
     /// such as `my "quoted" table` would break out of it; Cardfile uses this one everywhere.
-    var quotedIdentifier: String {
+    package var quotedIdentifier: String {
         "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -1,0 +1,58 @@
+import CardfileStore
+
+/// PostgreSQL's SQL for the statements the store builds.
+///
+/// Values are sent as text of no declared type (see ``PostgresEngineSession``), so the server
+/// gives each the type of what it is compared with or assigned to (`"price" > $1` reads `$1`
+/// as the column's type); only where nothing gives a value its type does the dialect cast it
+/// (``placeholder(for:)``).
+package struct PostgresDialect: SQLDialect {
+    package init() {}
+
+    package var name: String { "PostgreSQL" }
+    package var alwaysTrue: String { "TRUE" }
+    package var alwaysFalse: String { "FALSE" }
+    package var same: String { "IS NOT DISTINCT FROM" }
+
+    /// Cast to the column's base type, which ``PostgresTableDescription/tableSchema`` keeps
+    /// as the declared type.
+    package func placeholder(for column: ColumnDescription) -> String {
+        "?::\(column.declaredType)"
+    }
+
+    /// NULLs as SQLite orders them: first going up, last going down. PostgreSQL's default is
+    /// the other way round, and its planner does not match `ASC NULLS FIRST` with an index
+    /// even on a column without NULLs, so a term that cannot be NULL is ordered plainly.
+    package func orderTerm(_ expression: String, ascending: Bool, canBeNull: Bool) -> String {
+        guard canBeNull else { return "\(expression) \(ascending ? "ASC" : "DESC")" }
+        return ascending ? "\(expression) ASC NULLS FIRST" : "\(expression) DESC NULLS LAST"
+    }
+
+    /// `ILIKE` on the value's text: any column can be searched, in either case.
+    package func containsText(_ expression: String) -> String {
+        "\(expression)::text ILIKE ? ESCAPE '\\'"
+    }
+
+    /// A list of row constructors.
+    package func keyTupleIn(_ expressions: [String], count: Int) -> String {
+        let tuple = "(" + Array(repeating: "?", count: expressions.count).joined(separator: ", ") + ")"
+        return "(\(expressions.joined(separator: ", "))) IN (\(Array(repeating: tuple, count: count).joined(separator: ", ")))"
+    }
+
+    /// None yet: keys go one placeholder each (at most 65,535 in one statement).
+    package func keyInJSON(_ expressions: [String]) -> String? { nil }
+
+    /// The column as it comes in binary form when ``PostgresEngineSession`` reads that form,
+    /// else as the text its type prints (under its own name).
+    package func selectExpression(_ column: ColumnDescription) -> String {
+        let name = column.name.quotedIdentifier
+        return Self.binaryTypes.contains(column.declaredType) ? name : "\(name)::text AS \(name)"
+    }
+
+    /// The base types (as `format_type(oid, -1)` writes them) whose binary form
+    /// ``PostgresEngineSession`` reads.
+    static let binaryTypes: Set<String> = [
+        "smallint", "integer", "bigint", "real", "double precision", "numeric", "boolean", "bytea",
+        "text", "character varying", "bpchar", "name", "uuid",
+    ]
+}

@@ -1,0 +1,40 @@
+/// One connection of an engine, inside a transaction its owner opened: what the store's
+/// engine-free code (live queries, loading, saving) runs its statements through.
+///
+/// Statements are the store's own, built for ``dialect`` with `?` for each value; the values
+/// are the engine-neutral ``Value``s, and rows come back as ``Value``s in select-list order.
+/// Errors are the engine's own; the caller turns them into a ``StoreError`` in one place.
+package protocol EngineSession {
+    var dialect: any SQLDialect { get }
+
+    /// Every row of `sql` with `arguments` bound. For statements run again and again (a
+    /// page of a list): an engine may keep the prepared statement.
+    func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]]
+
+    /// Hands each row of `sql` to `body` as it is read, for scans too large to hold (every
+    /// key of a table). Once `cancellation` is set, the scan stops with an error soon after,
+    /// even inside the engine's own sort.
+    func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws
+
+    /// True when the engine answers `sql` (a page of an order) from an index without sorting:
+    /// walking that order by key is then cheap. Asked of the engine's planner.
+    func isServedByIndex(_ sql: String, _ arguments: [Value]) throws -> Bool
+}
+
+extension EngineSession {
+    /// The first row of `sql`, or nil.
+    func firstRow(_ sql: String, _ arguments: [Value]) throws -> [Value]? {
+        try rows(sql, arguments).first
+    }
+
+    /// The first value of the first row, read as an integer (a count), or nil.
+    func integer(_ sql: String, _ arguments: [Value]) throws -> Int? {
+        guard let value = try firstRow(sql, arguments)?.first else { return nil }
+        switch value {
+        case .integer(let number): return Int(number)
+        case .real(let number): return number.isFinite ? Int(number) : nil
+        case .decimal(let text), .text(let text): return Int(text)
+        default: return nil
+        }
+    }
+}

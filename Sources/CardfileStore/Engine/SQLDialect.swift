@@ -1,0 +1,44 @@
+/// Where the SQL of two engines differs, for the statements the store builds itself.
+///
+/// Every builder writes `?` for a value; an engine that numbers its parameters renumbers them
+/// (see ``EngineSession``). Identifiers are quoted the same way on both engines
+/// (`quotedIdentifier`), so the dialect holds only what really differs.
+package protocol SQLDialect: Sendable {
+    /// The engine's name, for messages and tests ("SQLite", "PostgreSQL").
+    var name: String { get }
+    /// A condition that always holds, and one that never does.
+    var alwaysTrue: String { get }
+    var alwaysFalse: String { get }
+    /// The NULL-safe equality operator: `IS` (SQLite) or `IS NOT DISTINCT FROM`.
+    var same: String { get }
+    /// A placeholder for a value compared with or standing for `column` where nothing else
+    /// gives the value its type (a one-row subquery of pending values).
+    func placeholder(for column: ColumnDescription) -> String
+    /// One `ORDER BY` term. NULLs sort first going up and last going down on every engine;
+    /// `canBeNull` false lets an engine leave that out (PostgreSQL's planner then uses an index).
+    func orderTerm(_ expression: String, ascending: Bool, canBeNull: Bool) -> String
+    /// `expression` matches the `LIKE` pattern bound to the next `?` (escaped with `\`), ASCII
+    /// letters in either case.
+    func containsText(_ expression: String) -> String
+    /// `expressions` (a key of two or more terms) is one of `count` keys bound in order.
+    func keyTupleIn(_ expressions: [String], count: Int) -> String
+    /// `expressions` is one of the keys of a JSON array bound to one `?` (an array of values,
+    /// or of arrays for a key of several terms), or nil when the engine has no such form: for
+    /// thousands of keys, where one placeholder each would not do.
+    func keyInJSON(_ expressions: [String]) -> String?
+    /// The select-list entry reading `column` as a ``Value`` (under its own name).
+    func selectExpression(_ column: ColumnDescription) -> String
+}
+
+extension SQLDialect {
+    /// `expressions` (a key of one or more terms) is one of `count` keys bound in order.
+    func keyIn(_ expressions: [String], count: Int) -> String {
+        guard expressions.count == 1 else { return keyTupleIn(expressions, count: count) }
+        return "\(expressions[0]) IN (\(Array(repeating: "?", count: count).joined(separator: ", ")))"
+    }
+
+    /// `a <same> b`.
+    func isSame(_ expression: String, _ other: String) -> String {
+        "\(expression) \(same) \(other)"
+    }
+}

@@ -1,0 +1,40 @@
+/// SQLite's SQL: the statements as the store always wrote them.
+package struct SQLiteDialect: SQLDialect {
+    package init() {}
+
+    package var name: String { "SQLite" }
+    package var alwaysTrue: String { "1" }
+    package var alwaysFalse: String { "0" }
+    package var same: String { "IS" }
+
+    package func placeholder(for column: ColumnDescription) -> String { "?" }
+
+    /// SQLite already sorts NULLs first ascending and last descending.
+    package func orderTerm(_ expression: String, ascending: Bool, canBeNull: Bool) -> String {
+        "\(expression) \(ascending ? "ASC" : "DESC")"
+    }
+
+    /// SQLite's LIKE ignores the case of ASCII letters, and reads any value as text.
+    package func containsText(_ expression: String) -> String {
+        "\(expression) LIKE ? ESCAPE '\\'"
+    }
+
+    /// A row value's IN needs a subquery on the right in SQLite: `VALUES` is one.
+    package func keyTupleIn(_ expressions: [String], count: Int) -> String {
+        let tuple = "(" + Array(repeating: "?", count: expressions.count).joined(separator: ", ") + ")"
+        return "(\(expressions.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: count).joined(separator: ", ")))"
+    }
+
+    package func keyInJSON(_ expressions: [String]) -> String? {
+        if expressions.count == 1 {
+            return "\(expressions[0]) IN (SELECT value FROM json_each(?))"
+        }
+        let parts = expressions.indices.map { "json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
+        return "(\(expressions.joined(separator: ", "))) IN (SELECT \(parts) FROM json_each(?))"
+    }
+
+    /// SQLite hands every value back as what it holds.
+    package func selectExpression(_ column: ColumnDescription) -> String {
+        column.name.quotedIdentifier
+    }
+}
