@@ -11,7 +11,7 @@ import Testing
 /// values all agree with a model of the table.
 @Suite("PostgreSQL: the live query's statements", .timeLimit(.minutes(5)))
 struct OrderedQueryTests {
-    typealias Item = (id: Int, a: Int?, b: String?, c: String?, d: String)
+    typealias Item = (id: Int, a: Int?, b: String?, c: String?, d: String, e: String?)
     typealias Filter = (predicate: CardfileStore.Predicate?, keeps: (Item) -> Bool)
 
     @Test func theLiveQuerysStatementsAgreeWithAModel() throws {
@@ -21,30 +21,32 @@ struct OrderedQueryTests {
         let database = try server.makeDatabase()
         defer { server.drop(database) }
         // Few distinct values, many NULLs: ties and NULLs on every page. c is numeric (read
-        // exactly), d a date (read as text).
+        // exactly), d a date and e an enum (read as text; an enum sorts in its own order).
+        let moods = ["sad", "ok", "happy"]
         let items: [Item] = (1...150).map { id in
             let a = random.next(below: 4) == 0 ? nil : random.next(below: 5) - 2
             let b = random.next(below: 4) == 0 ? nil : ["x", "y", "xy", "Z", "", "it's"][random.next(below: 6)]
             let c = random.next(below: 4) == 0 ? nil : ["-1.50", "0.00", "2.25", "10.00", "0.10"][random.next(below: 5)]
             let d = "2026-0\(1 + random.next(below: 9))-1\(random.next(below: 10))"
-            return (id, a, b, c, d)
+            let e = random.next(below: 4) == 0 ? nil : moods[random.next(below: 3)]
+            return (id, a, b, c, d, e)
         }
         func literal(_ text: String?) -> String { text.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" } ?? "NULL" }
-        let values = items.map { "(\($0.id), \($0.a.map(String.init) ?? "NULL"), \(literal($0.b)), \($0.c ?? "NULL"), '\($0.d)')" }
+        let values = items.map { "(\($0.id), \($0.a.map(String.init) ?? "NULL"), \(literal($0.b)), \($0.c ?? "NULL"), '\($0.d)', \(literal($0.e)))" }
         let name = #""odd ""items""""#
-        try server.psql(database, "CREATE TABLE \(name) (id int PRIMARY KEY, a int, b text, c numeric(8,2), d date NOT NULL);"
+        try server.psql(database, "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy'); CREATE TABLE \(name) (id int PRIMARY KEY, a int, b text, c numeric(8,2), d date NOT NULL, e mood);"
             + "INSERT INTO \(name) VALUES \(values.joined(separator: ", ")); ANALYZE \(name)")
         let session = try PostgresSession.open(try server.location(database))
         defer { session.close() }
         let catalog = PostgresCatalog(session: session)
         let table = try catalog.describe(try #require(try catalog.relation(named: "odd \"items\""))).tableSchema
-        #expect(table.selectList == "\"id\", \"id\", \"a\", \"b\", \"c\", \"d\"::text AS \"d\"")
+        #expect(table.selectList == #""id", "id", "a", "b", "c", "d"::text AS "__cf_text_d", "e"::text AS "__cf_text_e""#)
         let entity = try Entity(table: table, description: nil)
         let engine = PostgresEngineSession(session)
 
         func row(_ item: Item) -> [Value] {
             [.integer(Int64(item.id)), item.a.map { .integer(Int64($0)) } ?? .null, item.b.map { .text($0) } ?? .null,
-             item.c.map { .decimal($0) } ?? .null, .text(item.d)]
+             item.c.map { .decimal($0) } ?? .null, .text(item.d), item.e.map { .text($0) } ?? .null]
         }
         var filters: [Filter] = [(nil, { _ in true })]
         filters.append((.compare("a", .greater, .integer(0)), { ($0.a ?? -99) > 0 }))
@@ -52,9 +54,10 @@ struct OrderedQueryTests {
         filters.append((.or([.isNull("b"), .contains(["b"], "X")]), { item in item.b.map { $0.lowercased().contains("x") } ?? true }))
         filters.append((.compare("d", .greaterOrEqual, .text("2026-05-01")), { $0.d >= "2026-05-01" }))
         filters.append((.not(.isEmpty("b")), { item in !(item.b ?? "").isEmpty }))
+        filters.append((.compare("e", .greater, .text("sad")), { item in item.e.map { $0 != "sad" } ?? false }))
         for round in 0..<Fuzz.scaled(16) {
             var sort: [ColumnSort] = []
-            for column in ["a", "b", "c", "d"].shuffled(using: &random) where random.next(below: 3) == 0 {
+            for column in ["a", "b", "c", "d", "e"].shuffled(using: &random) where random.next(below: 3) == 0 {
                 sort.append(ColumnSort(column, ascending: random.next(below: 2) == 0))
             }
             let (filter, keep) = filters[random.next(below: filters.count)]
@@ -66,7 +69,12 @@ struct OrderedQueryTests {
             let model = items.filter(keep).map(row).sorted { left, right in
                 for term in sort {
                     let index = table.columnIndex(named: term.column)!
-                    let order = Value.compare(left[index], right[index])
+                    // (The enum by its declared order, not its label.)
+                    func rank(_ value: Value) -> Value {
+                        guard case .text(let label) = value else { return .null }
+                        return .integer(Int64(moods.firstIndex(of: label)!))
+                    }
+                    let order = term.column == "e" ? Value.compare(rank(left[index]), rank(right[index])) : Value.compare(left[index], right[index])
                     if order != 0 { return term.ascending ? order < 0 : order > 0 }
                 }
                 let ascending = sort.last?.ascending ?? true
@@ -114,7 +122,7 @@ struct OrderedQueryTests {
             // A pending insert is in the list when the same SQL says it matches the filter.
             let pendingB: [String?] = ["x", nil, "Z"]
             let pendingC: [String?] = ["2.25", nil]
-            let pendingItem: Item = (1_000, random.next(below: 5) - 2, pendingB[random.next(below: 3)], pendingC[random.next(below: 2)], "2026-06-15")
+            let pendingItem: Item = (1_000, random.next(below: 5) - 2, pendingB[random.next(below: 3)], pendingC[random.next(below: 2)], "2026-06-15", moods[random.next(below: 3)])
             let pendingID = ObjectID(table: table.name, key: .temporary(1))
             let overlay = try PendingOverlay.load(pending: [pendingID: PendingRow(columns: row(pendingItem), isDeleted: false)], query: query, db: engine)
             #expect(overlay.inserted.map(\.id) == (keep(pendingItem) ? [pendingID] : []), "\(context): pending insert")
@@ -148,8 +156,34 @@ struct OrderedQueryTests {
             }
         }
         #expect(read == 1_554)   // the batch in hand is finished, no other is fetched
-        // Nothing was left open: the next scan declares its cursor again.
-        #expect(try engine.rows("SELECT count(*) FROM items", []) == [[.integer(20000)]])
+        // Nothing was left open: no transaction (a scan inside one would not commit it) and
+        // the next scans run whole, one inside another's body too.
+        var outer = 0
+        var inner = 0
+        try engine.forEachRow("SELECT id FROM items WHERE id <= 3", [], cancellation: nil) { _ in
+            outer += 1
+            try engine.forEachRow("SELECT id FROM items", [], cancellation: nil) { _ in inner += 1 }
+        }
+        #expect(outer == 3 && inner == 60_000)
+        // (A savepoint is refused outside a transaction block.)
+        #expect(throws: PostgresProblem.self) { try session.run("SAVEPOINT probe") }
+        try session.run("BEGIN")
+        try session.run("SAVEPOINT probe")
+        try session.run("ROLLBACK")
+
+        // A key of a type read as text (a date) walks, and is asked for, like any other.
+        try server.psql(database, "CREATE TABLE days (d date PRIMARY KEY, n int); INSERT INTO days SELECT date '2026-01-01' + n, n FROM generate_series(0, 99) n")
+        let days = try Entity(table: try catalog.describe(try #require(try catalog.relation(named: "days"))).tableSchema, description: nil)
+        let byDay = try OrderedQuery(entity: days, sort: [ColumnSort("n", ascending: false)], filter: nil)
+        var walked: [Value] = []
+        var page = try engine.rows(byDay.page(from: nil, inclusive: true, limit: 7).sql, byDay.page(from: nil, inclusive: true, limit: 7).arguments)
+        while let last = page.last {
+            walked += page.map { $0[0] }
+            page = try engine.rows(byDay.page(from: byDay.key(of: last), limit: 7).sql, byDay.page(from: byDay.key(of: last), limit: 7).arguments)
+        }
+        #expect(walked.count == 100 && walked.first == .text("2026-04-10") && walked.last == .text("2026-01-01"))
+        let dayKeys = try SortedKeys.build(byDay, db: engine, cancellation: Cancellation()) { _ in }
+        #expect(dayKeys.ids(in: 0..<2).map(\.primaryKeyValues) == [[.text("2026-04-10")], [.text("2026-04-09")]])
 
         #expect(try OrderedQuery(entity: entity, sort: [], filter: nil).isServedByIndex(engine))
         #expect(try OrderedQuery(entity: entity, sort: [ColumnSort("id", ascending: false)], filter: nil).isServedByIndex(engine))
@@ -199,5 +233,17 @@ struct OrderedQueryTests {
         let (sql, count) = PostgresEngineSession.numbered("SELECT '?', \"a?\" FROM t -- why?\nWHERE a = ? /* ? */ AND b IN (?, ?)")
         #expect(sql == "SELECT '?', \"a?\" FROM t -- why?\nWHERE a = $1 /* ? */ AND b IN ($2, $3)")
         #expect(count == 3)
+        let cases: [(String, String)] = [
+            ("'it''s ?' = ?", "'it''s ?' = $1"),
+            ("\"a\"\"?\" = ?", "\"a\"\"?\" = $1"),
+            ("/* x */* ?", "/* x */* $1"),
+            ("/*/ ? */ ?", "/*/ ? */ $1"),
+            ("E'\\' ?' = ?", "E'\\' ?' = $1"),
+            ("TYPE'\\' = ?", "TYPE'\\' = $1"),
+            ("a::text = ? -- ?\r\n?", "a::text = $1 -- ?\r\n$2"),
+        ]
+        for (given, wanted) in cases {
+            #expect(PostgresEngineSession.numbered(given).sql == wanted, "\(given)")
+        }
     }
 }

@@ -13,6 +13,7 @@ package struct PostgresDialect: SQLDialect {
     package var alwaysTrue: String { "TRUE" }
     package var alwaysFalse: String { "FALSE" }
     package var same: String { "IS NOT DISTINCT FROM" }
+    package var unlimited: Value { .null }
 
     /// Cast to the column's base type, which ``PostgresTableDescription/tableSchema`` keeps
     /// as the declared type.
@@ -33,6 +34,9 @@ package struct PostgresDialect: SQLDialect {
         "\(expression)::text ILIKE ? ESCAPE '\\'"
     }
 
+    /// On the value's text: `''` compared with a number or a date would be an error.
+    package func isEmptyText(_ expression: String) -> String { "\(expression)::text = ''" }
+
     /// A list of row constructors.
     package func keyTupleIn(_ expressions: [String], count: Int) -> String {
         let tuple = "(" + Array(repeating: "?", count: expressions.count).joined(separator: ", ") + ")"
@@ -43,10 +47,12 @@ package struct PostgresDialect: SQLDialect {
     package func keyInJSON(_ expressions: [String]) -> String? { nil }
 
     /// The column as it comes in binary form when ``PostgresEngineSession`` reads that form,
-    /// else as the text its type prints (under its own name).
+    /// else as the text its type prints. The text is named apart from the column: PostgreSQL
+    /// takes a name in `ORDER BY` for an output column first, and would sort the text (an
+    /// enum by its label, `{10}` before `{9}`) where the column's own order is meant.
     package func selectExpression(_ column: ColumnDescription) -> String {
         let name = column.name.quotedIdentifier
-        return Self.binaryTypes.contains(column.declaredType) ? name : "\(name)::text AS \(name)"
+        return Self.binaryTypes.contains(column.declaredType) ? name : "\(name)::text AS \(("__cf_text_" + column.name).quotedIdentifier)"
     }
 
     /// The base types (as `format_type(oid, -1)` writes them) whose binary form

@@ -14,14 +14,18 @@ import PostgresNIO
 ///   type must be selected as `::text` (``PostgresDialect/selectExpression(_:)`` does).
 package struct PostgresEngineSession: EngineSession {
     package let session: PostgresSession
-    /// True when the owner has opened a transaction on the session (a cursor then lives in it).
-    package let inTransaction: Bool
     /// Rows a scan fetches at a time from its cursor.
     package var scanBatch = 10_000
 
+    /// Transactions open on the session through this value (and its copies): the owner's
+    /// (``inTransaction``) and those of scans running.
+    private let open: OpenTransactions
+
+    /// A session on `session`; `inTransaction` when its owner has opened a transaction there
+    /// (a scan's cursor then lives in it, and the scan does not commit it).
     package init(_ session: PostgresSession, inTransaction: Bool = false) {
         self.session = session
-        self.inTransaction = inTransaction
+        self.open = OpenTransactions(count: inTransaction ? 1 : 0)
     }
 
     package var dialect: any SQLDialect { PostgresDialect() }
@@ -31,22 +35,31 @@ package struct PostgresEngineSession: EngineSession {
     }
 
     /// Reads through a cursor, `scanBatch` rows at a time, in a transaction of its own when
-    /// none is open; `cancellation` is asked between batches.
+    /// none is open; `cancellation` is asked between batches (the server's sort before the
+    /// first batch runs to its end: the protocol's cancel request is not sent yet).
     package func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws {
-        let own = !inTransaction
-        if own { try session.run("BEGIN READ ONLY") }
+        // (Inside the owner's transaction, or the body of another scan: the cursor lives in
+        // that one.)
+        let own = open.count == 0
+        // A name of its own: a scan may run inside another's body.
+        let cursor = "cardfile_scan_\(UInt32.random(in: 0...UInt32.max))"
+        if own {
+            try session.run("BEGIN READ ONLY")
+            open.count += 1
+        }
+        defer { if own { open.count -= 1 } }
         do {
-            try session.run(Self.query("DECLARE cardfile_scan NO SCROLL CURSOR FOR " + sql, arguments))
+            try session.run(Self.query("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, arguments))
             while true {
                 if cancellation?.isCancelled == true { throw Cancellation.Stopped() }
-                let batch = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(scanBatch) FROM cardfile_scan"))
+                let batch = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(scanBatch) FROM \(cursor)"))
                 for row in batch { try body(try Self.values(row)) }
                 if batch.count < scanBatch { break }
             }
-            try session.run("CLOSE cardfile_scan")
+            try session.run(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"))
             if own { try session.run("COMMIT") }
         } catch {
-            if own { try? session.run("ROLLBACK") } else { try? session.run("CLOSE cardfile_scan") }
+            if own { try? session.run("ROLLBACK") } else { try? session.run(PostgresQuery(unsafeSQL: "CLOSE \(cursor)")) }
             throw error
         }
     }
@@ -77,34 +90,57 @@ package struct PostgresEngineSession: EngineSession {
     }
 
     /// `sql` with each `?` outside quotes and comments replaced by `$1`, `$2`, …
+    ///
+    /// Quotes are `'…'` (an `E'…'` string also skips what follows a backslash) and `"…"`;
+    /// comments `-- …` to the end of the line and `/* … */`. Dollar quoting is not read: the
+    /// store's own statements never use it.
     static func numbered(_ sql: String) -> (sql: String, count: Int) {
         var out = ""
         out.reserveCapacity(sql.utf8.count + 16)
         var count = 0
         var quote: Character?
+        var escapes = false
+        var escaped = false
         var lineComment = false
         var blockComment = false
+        // The character before, as far as opening or closing something goes: a closing or
+        // opening pair does not lend its last character to the next pair.
         var previous: Character = " "
+        var beforePrevious: Character = " "
         for char in sql {
-            defer { previous = char }
+            var current = char
             if lineComment {
-                if char == "\n" { lineComment = false }
+                if char == "\n" || char == "\r" || char == "\r\n" { lineComment = false }
             } else if blockComment {
-                if previous == "*" && char == "/" { blockComment = false; out.append(char); previous = " "; continue }
+                if previous == "*" && char == "/" { blockComment = false; current = " " }
             } else if let open = quote {
-                if char == open { quote = nil }
+                if escaped {
+                    escaped = false
+                    current = " "
+                } else if escapes && char == "\\" {
+                    escaped = true
+                } else if char == open {
+                    quote = nil
+                }
             } else if char == "'" || char == "\"" {
                 quote = char
+                // E'…' (or e'…'), where the E is not the end of a longer word.
+                escapes = char == "'" && (previous == "E" || previous == "e") && !(beforePrevious.isLetter || beforePrevious.isNumber || beforePrevious == "_")
             } else if char == "-" && previous == "-" {
                 lineComment = true
             } else if char == "*" && previous == "/" {
                 blockComment = true
+                current = " "
             } else if char == "?" {
                 count += 1
                 out += "$\(count)"
+                beforePrevious = previous
+                previous = current
                 continue
             }
             out.append(char)
+            beforePrevious = previous
+            previous = current
         }
         return (out, count)
     }
@@ -140,6 +176,12 @@ package struct PostgresEngineSession: EngineSession {
         }
         throw PostgresProblem.refused(message: "cannot read \(cell.columnName) of type \(cell.dataType) (select it as text)", detail: nil, sqlState: "")
     }
+}
+
+/// How many transactions are open through one engine session and its copies.
+private final class OpenTransactions {
+    var count: Int
+    init(count: Int) { self.count = count }
 }
 
 /// Text sent with no declared type: the server reads it as whatever type the statement needs

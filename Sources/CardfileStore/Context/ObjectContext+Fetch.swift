@@ -1,4 +1,3 @@
-import GRDB
 
 /// Fetching records by request: SQLite filters, sorts and pages, with the pending changes of
 /// this context and its ancestors laid over the stored rows.
@@ -13,7 +12,7 @@ extension ObjectContext {
         let entity = try core.entity(request.table)
         let query = try FetchQuery(entity: entity, request: request, pending: pendingRows(for: entity))
         let rows = try storeErrors(path: core.path) {
-            try core.read(for: entity) { db in try db.cachedStatement(sql: query.sql).fetchValueRows(arguments: query.arguments) }
+            try core.session(for: entity) { db in try db.rows(query.sql, query.arguments) }
         }
         return try withState { state in
             var records: [Record] = []
@@ -35,8 +34,8 @@ extension ObjectContext {
         unpaged.offset = 0
         let query = try FetchQuery(entity: entity, request: unpaged, pending: pendingRows(for: entity))
         return try storeErrors(path: core.path) {
-            try core.read(for: entity) { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(query.sql))", arguments: query.arguments.statementArguments) ?? 0
+            try core.session(for: entity) { db in
+                try db.integer("SELECT count(*) FROM (\(query.sql)) AS counted", query.arguments) ?? 0
             }
         }
     }
@@ -77,7 +76,7 @@ struct PendingRow {
 
 /// The SQL of a fetch. Without pending changes it is a plain query on the table; with them,
 /// the table's rows minus the pending ones, plus the pending ones as a `VALUES` list, are
-/// filtered, sorted and paged by SQLite in one statement, so pending rows obey the same
+/// filtered, sorted and paged by the engine in one statement, so pending rows obey the same
 /// comparison and collation rules as stored ones.
 struct FetchQuery {
     let sql: String
@@ -89,6 +88,7 @@ struct FetchQuery {
     init(entity: Entity, request: FetchRequest, pending: [ObjectID: PendingRow]) throws(StoreError) {
         self.entity = entity
         let table = entity.table
+        let dialect = table.dialect
         width = table.keyWidth
         var arguments: [Value] = []
         let filter = try request.predicate?.sql(for: table)
@@ -112,7 +112,13 @@ struct FetchQuery {
             }
             parts.append(tablePart)
             if !shown.isEmpty {
-                let tuple = "(" + Array(repeating: "?", count: width + table.columns.count + 1).joined(separator: ", ") + ")"
+                // Typed where the engine needs it: the VALUES list stands alone in the statement.
+                let keyNames = table.primaryKey.columnNames
+                let keyColumns = (0..<width).map { index in
+                    (keyNames.indices.contains(index) ? table.column(named: keyNames[index]) : nil) ?? ColumnDescription(name: "key", declaredType: "text")
+                }
+                let ordinal = ColumnDescription(name: "__cf_id", declaredType: "bigint")
+                let tuple = "(" + (keyColumns + table.columns + [ordinal]).map(dialect.placeholder).joined(separator: ", ") + ")"
                 var values: [String] = []
                 for (index, (id, row)) in shown.enumerated() {
                     values.append(tuple)
@@ -120,15 +126,16 @@ struct FetchQuery {
                     arguments += (key.count == width ? key : Array(repeating: .null, count: width)) + row.columns + [.integer(Int64(index))]
                     ids.append(id)
                 }
-                parts.append("SELECT * FROM (VALUES \(values.joined(separator: ", ")))")
+                parts.append("SELECT * FROM (VALUES \(values.joined(separator: ", "))) AS pending")
             }
-            source = "SELECT * FROM (\(parts.joined(separator: " UNION ALL ")))"
+            source = "SELECT * FROM (\(parts.joined(separator: " UNION ALL "))) AS fetched"
             // Column names of a compound select come from its first part, so the table's names
             // (and the key aliases) apply to the pending rows too.
         }
         pendingIDs = ids
 
-        var sql = pending.isEmpty ? source : "SELECT * FROM (\(source))"
+        let outer = keyAliases + table.columns.map(dialect.selectExpression) + ["\"__cf_id\""]
+        var sql = pending.isEmpty ? source : "SELECT \(outer.joined(separator: ", ")) FROM (\(source)) AS matched"
         if let filter {
             sql += " WHERE \(filter.sql)"
             arguments += filter.arguments
@@ -137,7 +144,7 @@ struct FetchQuery {
         if !order.isEmpty { sql += " ORDER BY " + order.joined(separator: ", ") }
         if request.limit != nil || request.offset > 0 {
             sql += " LIMIT ? OFFSET ?"
-            arguments += [.integer(Int64(request.limit ?? -1)), .integer(Int64(request.offset))]
+            arguments += [request.limit.map { .integer(Int64($0)) } ?? dialect.unlimited, .integer(Int64(request.offset))]
         }
         self.sql = sql
         self.arguments = arguments

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// An object's values as a parent context shows them to a child.
 struct SourceObject {
@@ -28,7 +27,7 @@ extension ObjectContext {
     /// Current values of `ids` from the source: rows read from the store for a root context
     /// (through `db` when given, else a read transaction), the parent's objects for a child.
     /// Missing objects are absent from the result.
-    func loadFromSource(_ ids: [ObjectID], db: Database?) throws -> [ObjectID: SourceObject] {
+    func loadFromSource(_ ids: [ObjectID], db: (any EngineSession)?) throws -> [ObjectID: SourceObject] {
         if let parent {
             return try parent.sourceObjects(ids, ifChangedSince: nil)?.objects ?? [:]
         }
@@ -41,7 +40,7 @@ extension ObjectContext {
             if let db, entity.reader == nil {
                 rows = try Self.readRows(tableIDs, entity: entity, db: db)
             } else {
-                rows = try core.read(for: entity) { try Self.readRows(tableIDs, entity: entity, db: $0) }
+                rows = try core.session(for: entity) { try Self.readRows(tableIDs, entity: entity, db: $0) }
             }
             for (id, columns) in rows {
                 result[id] = SourceObject(values: columns + transient, version: 0)
@@ -51,7 +50,7 @@ extension ObjectContext {
     }
 
     /// Reads whole rows by key, in chunks that stay under SQLite's argument limit.
-    static func readRows(_ ids: [ObjectID], entity: Entity, db: Database) throws -> [ObjectID: [Value]] {
+    static func readRows(_ ids: [ObjectID], entity: Entity, db: any EngineSession) throws -> [ObjectID: [Value]] {
         let table = entity.table
         var rows: [ObjectID: [Value]] = [:]
         let width = table.keyWidth
@@ -62,7 +61,7 @@ extension ObjectContext {
             start += chunkSize
             let arguments = chunk.flatMap { $0.primaryKeyValues ?? [] }
             let sql = "SELECT \(table.selectList) FROM \(table.fromSQL) WHERE \(table.keyInSQL(count: chunk.count))"
-            for row in try db.cachedStatement(sql: sql).fetchValueRows(arguments: arguments) {
+            for row in try db.rows(sql, arguments) {
                 rows[entity.objectID(fromKey: row[0..<width])] = Array(row[width...])
             }
         }
@@ -95,7 +94,7 @@ extension ObjectContext {
     }
 
     /// Applies queued events and, for a child, the parent's changes.
-    func catchUp(_ state: inout ContextState, reading db: Database?) throws {
+    func catchUp(_ state: inout ContextState, reading db: (any EngineSession)?) throws {
         let events = takeInbox()
         if !events.isEmpty {
             try apply(events, to: &state, db: db)
@@ -107,7 +106,7 @@ extension ObjectContext {
 
     /// Re-keys saved inserts and, when merging automatically, refreshes registered objects that
     /// the events name.
-    private func apply(_ events: [ContextDidSave], to state: inout ContextState, db: Database?) throws {
+    private func apply(_ events: [ContextDidSave], to state: inout ContextState, db: (any EngineSession)?) throws {
         for event in events {
             for (temporary, permanent) in event.permanentIDs {
                 if let object = state.take(temporary) {

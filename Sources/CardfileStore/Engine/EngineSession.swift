@@ -12,8 +12,8 @@ package protocol EngineSession {
     func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]]
 
     /// Hands each row of `sql` to `body` as it is read, for scans too large to hold (every
-    /// key of a table). Once `cancellation` is set, the scan stops with an error soon after,
-    /// even inside the engine's own sort.
+    /// key of a table). Once `cancellation` is set, the scan stops with an error soon after:
+    /// SQLite's even inside its own sort, PostgreSQL's between batches.
     func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws
 
     /// True when the engine answers `sql` (a page of an order) from an index without sorting:

@@ -20,12 +20,16 @@ package protocol SQLDialect: Sendable {
     /// `expression` matches the `LIKE` pattern bound to the next `?` (escaped with `\`), ASCII
     /// letters in either case.
     func containsText(_ expression: String) -> String
+    /// `expression` is empty text (on a column of any type).
+    func isEmptyText(_ expression: String) -> String
     /// `expressions` (a key of two or more terms) is one of `count` keys bound in order.
     func keyTupleIn(_ expressions: [String], count: Int) -> String
     /// `expressions` is one of the keys of a JSON array bound to one `?` (an array of values,
     /// or of arrays for a key of several terms), or nil when the engine has no such form: for
     /// thousands of keys, where one placeholder each would not do.
     func keyInJSON(_ expressions: [String]) -> String?
+    /// What `LIMIT ?` is given for "no limit".
+    var unlimited: Value { get }
     /// The select-list entry reading `column` as a ``Value`` (under its own name).
     func selectExpression(_ column: ColumnDescription) -> String
 }

@@ -6,6 +6,7 @@ package struct SQLiteDialect: SQLDialect {
     package var alwaysTrue: String { "1" }
     package var alwaysFalse: String { "0" }
     package var same: String { "IS" }
+    package var unlimited: Value { .integer(-1) }
 
     package func placeholder(for column: ColumnDescription) -> String { "?" }
 
@@ -18,6 +19,8 @@ package struct SQLiteDialect: SQLDialect {
     package func containsText(_ expression: String) -> String {
         "\(expression) LIKE ? ESCAPE '\\'"
     }
+
+    package func isEmptyText(_ expression: String) -> String { "\(expression) = ''" }
 
     /// A row value's IN needs a subquery on the right in SQLite: `VALUES` is one.
     package func keyTupleIn(_ expressions: [String], count: Int) -> String {

@@ -1,4 +1,3 @@
-import GRDB
 
 /// One key of a sort order: a column, a direction, and optionally a collation that overrides
 /// the column's own.
@@ -54,16 +53,16 @@ extension TableSchema {
             }
             var term = column.name.quotedIdentifier
             if let collation = descriptor.collation { term += " COLLATE \(collation.name)" }
-            terms.append(term + (descriptor.ascending ? " ASC" : " DESC"))
+            terms.append(dialect.orderTerm(term, ascending: descriptor.ascending, canBeNull: !column.isNotNull))
         }
         // Ties break on the key, in the direction of the last sort key (so an index on the sort
         // column serves the whole order).
-        let direction = sort.last.map { $0.ascending ? " ASC" : " DESC" } ?? " ASC"
+        let ascending = sort.last?.ascending ?? true
         let keys = keyAliases ?? primaryKey.keyExpressions
         for (index, key) in keys.enumerated() {
             let name = primaryKey.columnNames.indices.contains(index) ? primaryKey.columnNames[index].lowercased() : nil
             if let name, seen.contains(name) { continue }
-            terms.append(key + direction)
+            terms.append(dialect.orderTerm(key, ascending: ascending, canBeNull: false))
         }
         return terms
     }

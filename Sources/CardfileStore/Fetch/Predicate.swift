@@ -54,7 +54,7 @@ public indirect enum Predicate: Hashable, Sendable {
             return "\(try column(name, table)) IS NULL"
         case .isEmpty(let name):
             let quoted = try column(name, table)
-            return "(\(quoted) IS NULL OR \(quoted) = '')"
+            return "(\(quoted) IS NULL OR \(table.dialect.isEmptyText(quoted)))"
         case .contains(let names, let text):
             guard !names.isEmpty else { return table.dialect.alwaysFalse }
             let pattern = "%" + Predicate.escapeLike(text) + "%"

@@ -1,4 +1,3 @@
-import GRDB
 
 /// Where a search took the selection.
 public enum SearchOutcome: Equatable, Sendable {

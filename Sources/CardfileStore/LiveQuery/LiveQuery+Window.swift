@@ -1,4 +1,3 @@
-import GRDB
 
 /// Building windows: where rows come from, where the selection goes.
 extension LiveQuery {

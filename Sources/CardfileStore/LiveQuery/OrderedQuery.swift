@@ -69,7 +69,7 @@ struct OrderedQuery: Sendable {
             case .rowidAlias, .implicitRowid, .withoutRowid: neverNull = true
             default: neverNull = column?.isNotNull ?? false
             }
-            terms.append(Term(expression: expression, readExpression: expression, ascending: tieBreakAscending, slot: position, collation: collation, canBeNull: !neverNull))
+            terms.append(Term(expression: expression, readExpression: table.keyReadExpressions[position], ascending: tieBreakAscending, slot: position, collation: collation, canBeNull: !neverNull))
         }
         self.terms = terms
         self.filter = try filter?.sql(for: table)

@@ -43,22 +43,25 @@ struct SortedKeys: Sendable {
     static func build(_ query: OrderedQuery, db: any EngineSession, cancellation: Cancellation, progress: (Int) -> Void) throws -> SortedKeys {
         let table = query.table
         let clause = query.whereClause([])
-        let sql = "SELECT \(table.primaryKey.keyExpressions.joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
-        if table.primaryKey.isRowid {
-            var rowids: [Int64] = []
-            var integral = true
-            try db.forEachRow(sql, clause.arguments, cancellation: cancellation) { row in
-                guard case .integer(let rowid) = row[0] else { integral = false; return }
-                rowids.append(rowid)
-                if rowids.count % 65_536 == 0 { progress(rowids.count) }
-            }
-            if integral { return SortedKeys(storage: .rowids(rowids), table: table.name) }
-        }
+        let sql = "SELECT \(table.keyReadExpressions.joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
+        // Rowids take 8 bytes each; a key read as anything but an integer (another engine's
+        // row address) turns the scan to whole keys from there.
+        var rowids: [Int64]? = table.primaryKey.isRowid ? [] : nil
         var keys: [[Value]] = []
         try db.forEachRow(sql, clause.arguments, cancellation: cancellation) { row in
+            if rowids != nil, case .integer(let rowid) = row[0] {
+                rowids!.append(rowid)
+                if rowids!.count % 65_536 == 0 { progress(rowids!.count) }
+                return
+            }
+            if let read = rowids {
+                keys = read.map { [.integer($0)] }
+                rowids = nil
+            }
             keys.append(row)
             if keys.count % 65_536 == 0 { progress(keys.count) }
         }
+        if let rowids { return SortedKeys(storage: .rowids(rowids), table: table.name) }
         return SortedKeys(storage: .keys(keys), table: table.name)
     }
 }

@@ -53,7 +53,7 @@ struct RootSave {
         try core.write(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout) { db, note in
             // Events of commits made before this transaction began are already queued; apply
             // them now, reading through the writer, so snapshots are as fresh as they can be.
-            try context.catchUp(&state, reading: db)
+            try context.catchUp(&state, reading: SQLiteSession(db))
             note.history = context.historyNote.withLock { $0 }
             outcomes = try write(state, db: db, note: &note)
         }

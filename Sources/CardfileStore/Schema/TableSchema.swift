@@ -36,6 +36,9 @@ public struct TableSchema: Hashable, Sendable {
     /// For a query's result (see ``QueryResult``), the SELECT its rows come from (they are
     /// read from a copy in the ``ResultStore``); nil for a table or view of the file.
     public let source: String?
+    /// What a select list reads each key term with (``PrimaryKey/keyExpressions``, or a key
+    /// column as the engine reads that column).
+    let keyReadExpressions: [String]
     /// The SQL of the engine the table lives in: every statement about it is built for it.
     package let dialect: any SQLDialect
 
@@ -78,7 +81,13 @@ public struct TableSchema: Hashable, Sendable {
         self.quotedName = quotedName ?? name.quotedIdentifier
         quotedColumnNames = columns.map(\.name.quotedIdentifier)
         let keys = primaryKey.keyExpressions
-        selectList = (keys + columns.map(dialect.selectExpression)).joined(separator: ", ")
+        let keyNames = primaryKey.columnNames
+        let readKeys = keys.indices.map { index -> String in
+            guard keyNames.indices.contains(index), let column = columns.first(where: { $0.name.lowercased() == keyNames[index].lowercased() }) else { return keys[index] }
+            return dialect.selectExpression(column)
+        }
+        keyReadExpressions = readKeys
+        selectList = (readKeys + columns.map(dialect.selectExpression)).joined(separator: ", ")
         let match = primaryKey.isUnidentifiable ? dialect.same : "="
         if keys.count == 1 {
             keyMatchSQL = "\(keys[0]) \(match) ?"
