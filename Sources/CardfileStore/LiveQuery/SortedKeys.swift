@@ -46,22 +46,24 @@ struct SortedKeys: Sendable {
         let sql = "SELECT \(table.keyReadExpressions.joined(separator: ", ")) FROM \(table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
         // Rowids take 8 bytes each; a key read as anything but an integer (another engine's
         // row address) turns the scan to whole keys from there.
-        var rowids: [Int64]? = table.primaryKey.isRowid ? [] : nil
+        var byRowid = table.primaryKey.isRowid
+        var rowids: [Int64] = []
         var keys: [[Value]] = []
         try db.forEachRow(sql, clause.arguments, cancellation: cancellation) { row in
-            if rowids != nil, case .integer(let rowid) = row[0] {
-                rowids!.append(rowid)
-                if rowids!.count % 65_536 == 0 { progress(rowids!.count) }
-                return
-            }
-            if let read = rowids {
-                keys = read.map { [.integer($0)] }
-                rowids = nil
+            if byRowid {
+                if case .integer(let rowid) = row[0] {
+                    rowids.append(rowid)
+                    if rowids.count % 65_536 == 0 { progress(rowids.count) }
+                    return
+                }
+                byRowid = false
+                keys = rowids.map { [.integer($0)] }
+                rowids = []
             }
             keys.append(row)
             if keys.count % 65_536 == 0 { progress(keys.count) }
         }
-        if let rowids { return SortedKeys(storage: .rowids(rowids), table: table.name) }
+        if byRowid { return SortedKeys(storage: .rowids(rowids), table: table.name) }
         return SortedKeys(storage: .keys(keys), table: table.name)
     }
 }
