@@ -56,6 +56,16 @@ public final class PostgresSession: Sendable {
         }
     }
 
+    /// Runs a statement; returns how many rows it inserted, changed or deleted (its command
+    /// tag's count; 0 for a statement without one).
+    public func execute(_ query: PostgresQuery) throws(PostgresProblem) -> Int {
+        do {
+            return try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+        } catch {
+            throw PostgresProblem(running: error, on: location)
+        }
+    }
+
     /// Runs a statement that returns no rows (or whose rows do not matter).
     public func run(_ query: PostgresQuery) throws(PostgresProblem) {
         _ = try rows(query)

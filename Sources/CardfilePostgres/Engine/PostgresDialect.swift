@@ -34,6 +34,12 @@ package struct PostgresDialect: SQLDialect {
         "\(expression)::text ILIKE ? ESCAPE '\\'"
     }
 
+    /// The value as read: a type read as text is compared as its text (json has no equality
+    /// of its own), any other by its own equality.
+    package func unchanged(_ name: String, column: ColumnDescription) -> (sql: String, typed: Bool) {
+        (Self.binaryTypes.contains(column.declaredType) ? "\(name) IS NOT DISTINCT FROM ?" : "\(name)::text IS NOT DISTINCT FROM ?", false)
+    }
+
     /// On the value's text: `''` compared with a number or a date would be an error.
     package func isEmptyText(_ expression: String) -> String { "\(expression)::text = ''" }
 

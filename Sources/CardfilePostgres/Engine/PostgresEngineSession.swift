@@ -64,6 +64,31 @@ package struct PostgresEngineSession: EngineSession {
         }
     }
 
+    package func execute(_ sql: String, _ arguments: [Value]) throws -> Int {
+        try session.execute(Self.query(sql, arguments))
+    }
+
+    /// A savepoint around `body`: an error inside rolls back to it, and the transaction goes
+    /// on (PostgreSQL refuses every statement of a transaction after an error otherwise).
+    package func attempt<T>(_ body: () throws -> T) throws -> T {
+        let name = "cardfile_attempt_\(UInt32.random(in: 0...UInt32.max))"
+        try session.run(PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"))
+        do {
+            let result = try body()
+            try session.run(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(name)"))
+            return result
+        } catch {
+            try session.run(PostgresQuery(unsafeSQL: "ROLLBACK TO SAVEPOINT \(name)"))
+            try session.run(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(name)"))
+            throw error
+        }
+    }
+
+    package func constraintFailures(for error: any Error, id: ObjectID, entity: Entity, operation: WriteOperation, schema: DatabaseSchema) -> [ValidationFailure]? {
+        guard case .refused(let message, let detail, let state)? = error as? PostgresProblem, state.hasPrefix("23") else { return nil }
+        return PostgresConstraintFailures.failures(message: message, detail: detail, sqlState: state, id: id, table: entity.table, operation: operation)
+    }
+
     /// True when the plan has no sort in it.
     package func isServedByIndex(_ sql: String, _ arguments: [Value]) throws -> Bool {
         let plan = try session.rows(Self.query("EXPLAIN " + sql, arguments)).compactMap { try? $0.decode(String.self) }

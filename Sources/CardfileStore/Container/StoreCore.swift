@@ -257,6 +257,11 @@ final class StoreCore: Sendable {
         }
     }
 
+    /// ``write(origin:busyTimeout:bulkTables:_:)`` with a session of the engine.
+    func transaction<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws -> T {
+        try write(origin: origin, busyTimeout: busyTimeout) { db, note in try body(SQLiteSession(db), &note) }
+    }
+
     /// How the journal names a write: as its code said, or by its origin (a form's save goes
     /// through the view context; an import's batches through the importer's, one group).
     func historyNote(for note: WriteAnnotation) -> HistoryNote {

@@ -5,8 +5,8 @@ import GRDB
 /// Fields are the table's columns in schema order followed by the transient fields; a field
 /// index below ``columnCount`` is persistent. Entities are built once per container and shared
 /// by reference (saves look them up for every object).
-final class Entity: Sendable {
-    let table: TableSchema
+package final class Entity: Sendable {
+    package let table: TableSchema
     let fieldNames: [String]
     let rules: [Int: [EntityDescription.FieldRule]]
     let versionColumn: Int?
@@ -14,7 +14,7 @@ final class Entity: Sendable {
     let writableColumns: [Int]
     /// Columns an update or delete compares with its snapshot to detect a conflict.
     let checkedColumns: [Int]
-    /// ` AND "c" IS ? COLLATE BINARY ...` for the checked columns; see ``checkArguments(_:)``.
+    /// ` AND <check> ...` for the checked columns, in the dialect's words (SQLite: `"c" IS ? COLLATE BINARY`); see ``checkArguments(_:)``.
     let checksSQL: String
     /// For each checked column: whether its check also compares the storage class. SQL's `IS`
     /// calls the integer 0 and the real 0.0 equal; only a column without affinity (BLOB) can
@@ -76,11 +76,9 @@ final class Entity: Sendable {
         writableColumns = writable
         let checked = versionColumn.map { [$0] } ?? writable.filter { !keyColumns.contains($0) }
         checkedColumns = checked
-        typedChecks = checked.map { table.columns[$0].affinity == .blob }
-        checksSQL = checked.map { column in
-            let name = table.quotedColumnNames[column]
-            return " AND \(name) IS ? COLLATE BINARY" + (table.columns[column].affinity == .blob ? " AND typeof(\(name)) = ?" : "")
-        }.joined()
+        let checks = checked.map { table.dialect.unchanged(table.quotedColumnNames[$0], column: table.columns[$0]) }
+        typedChecks = checks.map(\.typed)
+        checksSQL = checks.map { " AND " + $0.sql }.joined()
         columnCount = table.columns.count
         hasGeneratedColumns = table.columns.contains { $0.generation != .none }
     }

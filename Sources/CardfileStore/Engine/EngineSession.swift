@@ -16,6 +16,19 @@ package protocol EngineSession {
     /// SQLite's even inside its own sort, PostgreSQL's between batches.
     func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws
 
+    /// Runs a statement that returns no rows; returns how many rows it changed (not counting
+    /// what triggers or cascades changed).
+    func execute(_ sql: String, _ arguments: [Value]) throws -> Int
+
+    /// Runs `body`, whose statements, when one of them fails, are undone as one and leave the
+    /// transaction usable: a save goes on to find every refused record. (SQLite undoes a failed
+    /// statement by itself; PostgreSQL aborts the whole transaction, so it takes a savepoint.)
+    func attempt<T>(_ body: () throws -> T) throws -> T
+
+    /// The failures a statement's refusal means when `error` is a constraint's (NOT NULL,
+    /// UNIQUE, CHECK, FOREIGN KEY), naming fields and rules; nil for any other error.
+    func constraintFailures(for error: any Error, id: ObjectID, entity: Entity, operation: WriteOperation, schema: DatabaseSchema) -> [ValidationFailure]?
+
     /// True when the engine answers `sql` (a page of an order) from an index without sorting:
     /// walking that order by key is then cheap. Asked of the engine's planner.
     func isServedByIndex(_ sql: String, _ arguments: [Value]) throws -> Bool

@@ -20,6 +20,10 @@ package protocol SQLDialect: Sendable {
     /// `expression` matches the `LIKE` pattern bound to the next `?` (escaped with `\`), ASCII
     /// letters in either case.
     func containsText(_ expression: String) -> String
+    /// A save's check that `column` (quoted as `name`) still holds the value bound to the next
+    /// `?`, exactly as ``Value``'s equality has it; `typed` when a second `?` follows for the
+    /// value's type name (``Value/typeName``).
+    func unchanged(_ name: String, column: ColumnDescription) -> (sql: String, typed: Bool)
     /// `expression` is empty text (on a column of any type).
     func isEmptyText(_ expression: String) -> String
     /// `expressions` (a key of two or more terms) is one of `count` keys bound in order.

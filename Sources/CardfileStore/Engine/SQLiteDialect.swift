@@ -20,6 +20,14 @@ package struct SQLiteDialect: SQLDialect {
         "\(expression) LIKE ? ESCAPE '\\'"
     }
 
+    /// `IS` under BINARY collation (NOCASE would call `abc` and `ABC` the same); `IS` calls the
+    /// integer 0 and the real 0.0 equal, and only a column without affinity (BLOB) can hold
+    /// both, so only there the storage class is compared too.
+    package func unchanged(_ name: String, column: ColumnDescription) -> (sql: String, typed: Bool) {
+        let typed = column.affinity == .blob
+        return ("\(name) IS ? COLLATE BINARY" + (typed ? " AND typeof(\(name)) = ?" : ""), typed)
+    }
+
     package func isEmptyText(_ expression: String) -> String { "\(expression) = ''" }
 
     /// A row value's IN needs a subquery on the right in SQLite: `VALUES` is one.

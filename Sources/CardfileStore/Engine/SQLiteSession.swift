@@ -35,6 +35,21 @@ package struct SQLiteSession: EngineSession {
         }
     }
 
+    package func execute(_ sql: String, _ arguments: [Value]) throws -> Int {
+        try db.cachedStatement(sql: sql).execute(arguments: arguments.statementArguments)
+        return db.changesCount
+    }
+
+    /// SQLite undoes a failed statement and keeps the transaction.
+    package func attempt<T>(_ body: () throws -> T) throws -> T {
+        try body()
+    }
+
+    package func constraintFailures(for error: any Error, id: ObjectID, entity: Entity, operation: WriteOperation, schema: DatabaseSchema) -> [ValidationFailure]? {
+        guard let error = error as? DatabaseError, error.resultCode == .SQLITE_CONSTRAINT else { return nil }
+        return ConstraintMapper.failures(for: error, id: id, entity: entity, operation: operation, db: db, schema: schema)
+    }
+
     package func isServedByIndex(_ sql: String, _ arguments: [Value]) throws -> Bool {
         // A plan is made from the schema the connection last read, and EXPLAIN reads no table
         // that would make it look again: a read of the schema table does (an index made since,

@@ -6,12 +6,15 @@ import GRDB
 /// SQLite's messages name the columns of NOT NULL and UNIQUE failures and the name or text of
 /// a CHECK; a FOREIGN KEY failure names nothing, so the mapper looks for the missing parent
 /// (or, for a delete, the referring children) itself.
+/// What a refused statement was doing to its record, for the words of its failure.
+package enum WriteOperation {
+    /// The row's values by column; empty when they are not known (a batch).
+    case write(values: [Value])
+    case delete(key: [Value])
+}
+
 enum ConstraintMapper {
-    enum Operation {
-        /// The row's values by column; empty when they are not known (a batch).
-        case write(values: [Value])
-        case delete(key: [Value])
-    }
+    typealias Operation = WriteOperation
 
     static func failures(
         for error: DatabaseError, id: ObjectID, entity: Entity, operation: Operation, db: Database, schema: DatabaseSchema

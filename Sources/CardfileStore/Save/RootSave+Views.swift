@@ -1,5 +1,3 @@
-import GRDB
-
 /// Saving through a view's `INSTEAD OF` triggers.
 ///
 /// SQLite counts no changes made by such a trigger and its `RETURNING` describes the
@@ -25,9 +23,9 @@ extension RootSave {
     }
 
     /// Deletes the view's row by key; the trigger must have taken it away.
-    func deleteThroughView(_ item: Item, db: Database, note: inout WriteAnnotation) throws -> Outcome {
+    func deleteThroughView(_ item: Item, db: any EngineSession, note: inout WriteAnnotation) throws -> Outcome {
         let key = item.id.primaryKeyValues ?? []
-        try db.cachedStatement(sql: SaveStatements.delete(item.entity)).execute(arguments: key.statementArguments)
+        _ = try db.execute(SaveStatements.delete(item.entity), key)
         guard try readRow(item.id, entity: item.entity, db: db) == nil else { throw Refused() }
         note.note(deleted: item.id)
         return .removed(item.id)
@@ -35,11 +33,10 @@ extension RootSave {
 
     /// Writes `write` of `values` through the view's trigger and reads the row back: gone, it
     /// was removed; exactly as before although a value was to change, the trigger ignored it.
-    func updateThroughView(_ item: Item, setting write: [Int], values: [Value], theirs: [Value], db: Database,
+    func updateThroughView(_ item: Item, setting write: [Int], values: [Value], theirs: [Value], db: any EngineSession,
                            note: inout WriteAnnotation) throws -> Outcome {
         let key = item.id.primaryKeyValues ?? []
-        try db.cachedStatement(sql: item.entity.updateSQL(setting: write, conditional: false, returning: false))
-            .execute(arguments: (write.map { values[$0] } + key).statementArguments)
+        _ = try db.execute(item.entity.updateSQL(setting: write, conditional: false, returning: false), write.map { values[$0] } + key)
         guard let after = try readRow(item.id, entity: item.entity, db: db) else { return .removed(item.id) }
         if after == theirs, write.contains(where: { values[$0] != theirs[$0] }) { throw Refused() }
         note.note(updated: item.id)
@@ -50,17 +47,15 @@ extension RootSave {
     /// values carry (the validator made sure they carry one). A row already under that key
     /// is refused first: a trigger that replaces or ignores would otherwise hand back another
     /// record as this one.
-    func insertThroughView(_ item: Item, columns: [Int], values: [Value], db: Database, note: inout WriteAnnotation) throws -> Outcome {
+    func insertThroughView(_ item: Item, columns: [Int], values: [Value], db: any EngineSession, note: inout WriteAnnotation) throws -> Outcome {
         let entity = item.entity
         let given = Dictionary(zip(columns, values), uniquingKeysWith: { first, _ in first })
         let key = entity.table.keyColumnIndexes.map { given[$0] ?? .null }
-        let find = try db.cachedStatement(sql: SaveStatements.selectRow(entity))
-        guard try find.fetchValueRows(arguments: key).isEmpty else {
+        guard try db.rows(SaveStatements.selectRow(entity), key).isEmpty else {
             throw Refused(field: entity.table.primaryKey.columnNames.first, rule: .unique(columns: entity.table.primaryKey.columnNames))
         }
-        try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, returning: false))
-            .execute(arguments: values.statementArguments)
-        let rows = try find.fetchValueRows(arguments: key)
+        _ = try db.execute(SaveStatements.insert(entity, columns: columns, returning: false), values)
+        let rows = try db.rows(SaveStatements.selectRow(entity), key)
         guard let row = rows.first else { throw Refused() }
         let stored = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
         note.note(inserted: stored)

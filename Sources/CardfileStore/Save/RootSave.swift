@@ -1,5 +1,3 @@
-import GRDB
-
 /// The save of a root context: one write transaction that validates, checks every update and
 /// delete against its snapshot, resolves conflicts by the merge policy, and applies the
 /// results to the context only once the transaction has committed.
@@ -50,10 +48,10 @@ struct RootSave {
         }
         var permanent: [ObjectID: ObjectID] = [:]
         var outcomes: [Outcome] = []
-        try core.write(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout) { db, note in
+        try core.transaction(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout) { db, note in
             // Events of commits made before this transaction began are already queued; apply
             // them now, reading through the writer, so snapshots are as fresh as they can be.
-            try context.catchUp(&state, reading: SQLiteSession(db))
+            try context.catchUp(&state, reading: db)
             note.history = context.historyNote.withLock { $0 }
             outcomes = try write(state, db: db, note: &note)
         }
@@ -87,7 +85,7 @@ struct RootSave {
         }
     }
 
-    private func write(_ state: ContextState, db: Database, note: inout WriteAnnotation) throws -> [Outcome] {
+    private func write(_ state: ContextState, db: any EngineSession, note: inout WriteAnnotation) throws -> [Outcome] {
         var deletes: [Item] = []
         var updates: [Item] = []
         var inserts: [Item] = []
@@ -124,35 +122,40 @@ struct RootSave {
         var conflicts: [MergeConflict] = []
         for item in deletes where !invalid.contains(item.id) {
             do {
-                if let outcome = try delete(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
+                if let outcome = try db.attempt({ try delete(item, db: db, note: &note, conflicts: &conflicts) }) { outcomes.append(outcome) }
             } catch let refused as Refused {
                 failures.append(ValidationFailure(objectID: item.id, field: refused.field, rule: refused.rule, value: nil))
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                failures += ConstraintMapper.failures(
-                    for: error, id: item.id, entity: item.entity, operation: .delete(key: item.id.primaryKeyValues ?? []),
-                    db: db, schema: core.schema)
+            } catch {
+                guard let mapped = db.constraintFailures(
+                    for: error, id: item.id, entity: item.entity, operation: .delete(key: item.id.primaryKeyValues ?? []), schema: core.schema)
+                else { throw error }
+                failures += mapped
             }
         }
         for item in updates where !invalid.contains(item.id) {
             do {
-                if let outcome = try update(item, db: db, note: &note, conflicts: &conflicts) { outcomes.append(outcome) }
+                if let outcome = try db.attempt({ try update(item, db: db, note: &note, conflicts: &conflicts) }) { outcomes.append(outcome) }
             } catch let refused as Refused {
                 failures.append(ValidationFailure(objectID: item.id, field: refused.field, rule: refused.rule, value: nil))
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                failures += ConstraintMapper.failures(
+            } catch {
+                guard let mapped = db.constraintFailures(
                     for: error, id: item.id, entity: item.entity,
-                    operation: .write(values: item.object.columnValues(entity: item.entity)), db: db, schema: core.schema)
+                    operation: .write(values: item.object.columnValues(entity: item.entity)), schema: core.schema)
+                else { throw error }
+                failures += mapped
             }
         }
         for item in inserts where !invalid.contains(item.id) {
             do {
-                outcomes.append(try insert(item, db: db, note: &note))
+                outcomes.append(try db.attempt { try insert(item, db: db, note: &note) })
             } catch let refused as Refused {
                 failures.append(ValidationFailure(objectID: item.id, field: refused.field, rule: refused.rule, value: nil))
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                failures += ConstraintMapper.failures(
+            } catch {
+                guard let mapped = db.constraintFailures(
                     for: error, id: item.id, entity: item.entity,
-                    operation: .write(values: item.object.columnValues(entity: item.entity)), db: db, schema: core.schema)
+                    operation: .write(values: item.object.columnValues(entity: item.entity)), schema: core.schema)
+                else { throw error }
+                failures += mapped
             }
         }
         if !conflicts.isEmpty { throw StoreError.conflicts(conflicts) }
@@ -162,7 +165,7 @@ struct RootSave {
 
     // MARK: - Deletes
 
-    private func delete(_ item: Item, db: Database, note: inout WriteAnnotation, conflicts: inout [MergeConflict]) throws -> Outcome? {
+    private func delete(_ item: Item, db: any EngineSession, note: inout WriteAnnotation, conflicts: inout [MergeConflict]) throws -> Outcome? {
         let entity = item.entity
         let key = item.id.primaryKeyValues ?? []
         let bases = item.object.deletionBase ?? []
@@ -172,8 +175,7 @@ struct RootSave {
         // so a view's row is always read.)
         if !entity.table.isView, item.object.checkProvesUnmoved(entity: entity, original: { bases }) {
             let checked = entity.checkArguments(entity.checkedColumns.map { bases[$0] })
-            try db.cachedStatement(sql: SaveStatements.conditionalDelete(entity)).execute(arguments: (key + checked).statementArguments)
-            if db.changesCount > 0 {
+            if try db.execute(SaveStatements.conditionalDelete(entity), key + checked) > 0 {
                 note.note(deleted: item.id)
                 return .removed(item.id)
             }
@@ -197,16 +199,15 @@ struct RootSave {
         }
         guard mineWins else { return .stored(item.id, newID: item.id, columns: theirs) }
         if entity.table.isView { return try deleteThroughView(item, db: db, note: &note) }
-        try db.cachedStatement(sql: SaveStatements.delete(entity)).execute(arguments: key.statementArguments)
         // The row was there a moment ago, under the lock: a delete that took nothing was ignored.
-        guard db.changesCount > 0 else { throw Refused() }
+        guard try db.execute(SaveStatements.delete(entity), key) > 0 else { throw Refused() }
         note.note(deleted: item.id)
         return .removed(item.id)
     }
 
     // MARK: - Updates
 
-    private func update(_ item: Item, db: Database, note: inout WriteAnnotation, conflicts: inout [MergeConflict]) throws -> Outcome? {
+    private func update(_ item: Item, db: any EngineSession, note: inout WriteAnnotation, conflicts: inout [MergeConflict]) throws -> Outcome? {
         let entity = item.entity
         let object = item.object
         let key = item.id.primaryKeyValues ?? []
@@ -224,16 +225,13 @@ struct RootSave {
             let known = entity.versionColumn == nil && !entity.hasGeneratedColumns
                 && changed.allSatisfy { entity.table.columns[$0].affinity.storesUnchanged(mine[$0]) }
             if known {
-                let statement = try db.cachedStatement(sql: entity.updateSQL(setting: changed, conditional: true, returning: false))
-                try statement.execute(arguments: arguments.statementArguments)
-                if db.changesCount > 0 {
+                if try db.execute(entity.updateSQL(setting: changed, conditional: true, returning: false), arguments) > 0 {
                     note.note(updated: item.id)
                     let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : mine
                     return written.map { .stored(item.id, newID: item.id, columns: $0) } ?? .removed(item.id)
                 }
             } else {
-                let statement = try db.cachedStatement(sql: entity.updateSQL(setting: changed, conditional: true, returning: true))
-                if let row = try statement.fetchValueRows(arguments: arguments).first {
+                if let row = try db.rows(entity.updateSQL(setting: changed, conditional: true, returning: true), arguments).first {
                     note.note(updated: item.id)
                     let written = core.schema.hasTriggers ? try readRow(item.id, entity: entity, db: db) : entity.table.returned(row)
                     return written.map { .stored(item.id, newID: item.id, columns: $0) } ?? .removed(item.id)
@@ -275,7 +273,7 @@ struct RootSave {
             return try updateThroughView(item, setting: write, values: values, theirs: theirs, db: db, note: &note)
         }
         let sql = entity.updateSQL(setting: write, conditional: false, returning: true)
-        guard let row = try db.cachedStatement(sql: sql).fetchValueRows(arguments: write.map { values[$0] } + key).first else {
+        guard let row = try db.rows(sql, write.map { values[$0] } + key).first else {
             return .removed(item.id)
         }
         note.note(updated: item.id)
@@ -285,14 +283,14 @@ struct RootSave {
 
     // MARK: - Inserts
 
-    private func insert(_ item: Item, db: Database, note: inout WriteAnnotation) throws -> Outcome {
+    private func insert(_ item: Item, db: any EngineSession, note: inout WriteAnnotation) throws -> Outcome {
         let entity = item.entity
         let columns = entity.writableColumns.filter { item.object.edits[$0] != nil }
         let values = columns.map { item.object.edits[$0]!.value }
         if entity.table.isView {
             return try insertThroughView(item, columns: columns, values: values, db: db, note: &note)
         }
-        guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns)).fetchValueRows(arguments: values).first else {
+        guard let row = try db.rows(SaveStatements.insert(entity, columns: columns), values).first else {
             throw Refused()
         }
         let permanent = entity.objectID(fromKey: row[0..<entity.table.keyWidth])
@@ -302,7 +300,7 @@ struct RootSave {
     }
 
     /// Writes a row deleted elsewhere back under its old key.
-    private func reinsert(_ item: Item, values: [Value], db: Database, note: inout WriteAnnotation) throws -> Outcome {
+    private func reinsert(_ item: Item, values: [Value], db: any EngineSession, note: inout WriteAnnotation) throws -> Outcome {
         let entity = item.entity
         let key = item.id.primaryKeyValues ?? []
         if let view = entity.table.view {
@@ -319,16 +317,15 @@ struct RootSave {
             arguments = key
         }
         arguments += columns.map { values[$0] }
-        guard let row = try db.cachedStatement(sql: SaveStatements.insert(entity, columns: columns, rowid: rowid))
-            .fetchValueRows(arguments: arguments).first else { throw Refused() }
+        guard let row = try db.rows(SaveStatements.insert(entity, columns: columns, rowid: rowid), arguments).first else { throw Refused() }
         note.note(inserted: item.id)
         return .stored(item.id, newID: item.id, columns: entity.table.returned(row))
     }
 
     // MARK: - Conflicts
 
-    func readRow(_ id: ObjectID, entity: Entity, db: Database) throws -> [Value]? {
-        let rows = try db.cachedStatement(sql: SaveStatements.selectRow(entity)).fetchValueRows(arguments: id.primaryKeyValues ?? [])
+    func readRow(_ id: ObjectID, entity: Entity, db: any EngineSession) throws -> [Value]? {
+        let rows = try db.rows(SaveStatements.selectRow(entity), id.primaryKeyValues ?? [])
         return rows.first.map { Array($0[entity.table.keyWidth...]) }
     }
 }

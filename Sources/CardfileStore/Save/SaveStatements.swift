@@ -1,9 +1,8 @@
-import GRDB
-
 /// The SQL a save runs, per entity. Identifiers are quoted; every value is a `?` argument.
 ///
-/// Conflict checks compare with `IS` (NULL-safe) under BINARY collation, so a change that a
-/// column's NOCASE collation would call equal (`abc` → `ABC`) is still seen.
+/// Conflict checks are the dialect's NULL-safe "still holds this value" (SQLite: `IS` under
+/// BINARY collation, so a change that a column's NOCASE collation would call equal, `abc` →
+/// `ABC`, is still seen).
 enum SaveStatements {
     /// `DELETE ... WHERE key AND each checked column IS its base`. Arguments: key, bases.
     static func conditionalDelete(_ entity: Entity) -> String {

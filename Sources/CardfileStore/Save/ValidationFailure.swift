@@ -42,5 +42,12 @@ public struct ValidationFailure: Hashable, Sendable {
     public let value: Value?
 
     /// A sentence a person understands, naming the field and the rule.
+    package init(objectID: ObjectID, field: String?, rule: Rule, value: Value?) {
+        self.objectID = objectID
+        self.field = field
+        self.rule = rule
+        self.value = value
+    }
+
     public var message: String { StoreError.describe(self) }
 }
