@@ -24,7 +24,13 @@ extension Container {
         do throws(StoreError) {
             try storeErrors(path: core.path) {
                 let copy = { (db: Database) in try db.execute(sql: "VACUUM INTO ?", arguments: [temporary]) }
-                if let writer = core.writer { try writer.writeWithoutTransaction(copy) } else { try core.reader.unsafeRead(copy) }
+                if let writer = core.writer {
+                    try writer.writeWithoutTransaction(copy)
+                } else if let reader = core.reader {
+                    try reader.unsafeRead(copy)
+                } else {
+                    throw StoreError.notOnEngine(feature: "A copy of the database", engine: core.engine?.name ?? "this engine")
+                }
             }
             let written = try Self.apply(contexts, toCopyAt: temporary)
             try output.commit()

@@ -147,6 +147,24 @@ public final class Container: Sendable {
             mergePolicy: options.viewContextMergePolicy, automaticallyMergesChanges: true)
     }
 
+    /// A container on `engine` (PostgreSQL): its tables as the engine describes them, a view
+    /// context that merges every commit, and no history or file to watch.
+    package init(engine: any StoreEngine, options: StoreOptions = StoreOptions()) throws(StoreError) {
+        let schema: DatabaseSchema
+        do {
+            schema = try engine.readSchema()
+            core = try StoreCore(engine: engine, schema: schema, descriptions: options.entities, busyTimeout: options.busyTimeout)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotOpen(path: engine.location, detail: String(describing: error))
+        }
+        historyProblem = nil
+        viewContext = ObjectContext(
+            core: core, parent: nil, identity: core.makeIdentity(name: "view context", role: .view),
+            mergePolicy: options.viewContextMergePolicy, automaticallyMergesChanges: true)
+    }
+
     /// Refuses, before SQLite touches it, a file that is not an SQLite database: SQLite would
     /// turn an empty file into a database on its first write, and a file of another kind must
     /// be left exactly as it is. An empty file is made a database only when the caller asked
@@ -279,7 +297,7 @@ public final class Container: Sendable {
     /// the log. Every save from then on fails with ``StoreError/fileGone(path:_:)``, keeping
     /// its changes; reads go on from the file as it was, through the connections already open.
     public func checkFile() -> FileGone? {
-        guard let gone = core.watch.check() else { return nil }
+        guard let gone = core.watch?.check() else { return nil }
         core.sealGoneFile()
         return gone
     }
@@ -295,7 +313,8 @@ public final class Container: Sendable {
     public func checkForExternalChanges() throws(StoreError) -> Bool {
         // Once the file is gone, nothing that happens at its path is this database's.
         guard checkFile() == nil else { return false }
-        let changed = try storeErrors(path: core.path) { try core.monitor.check() }
+        guard let monitor = core.monitor else { return false }
+        let changed = try storeErrors(path: core.path) { try monitor.check() }
         if changed {
             // Whatever happens to the schema, the commit reaches lists and forms: the tables
             // known before and after it.

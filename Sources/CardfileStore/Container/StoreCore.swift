@@ -6,19 +6,23 @@ import GRDBSQLite
 /// Contexts hold the core strongly; the core holds contexts only weakly (through the bus).
 final class StoreCore: Sendable {
     let path: String
-    /// Whether the path still names the file opened (writes stop when it does not).
-    let watch: FileWatch
+    /// Whether the path still names the file opened (writes stop when it does not); nil on
+    /// another engine.
+    let watch: FileWatch?
+    /// The engine the records are in, when it is not SQLite's own connections below (which
+    /// are then nil).
+    let engine: (any StoreEngine)?
     /// The connection that writes (a pool in WAL mode, a queue in a rollback-journal mode);
     /// nil when the container is read-only.
     let writer: (any DatabaseWriter)?
     /// Where reads go: the pool, or a read-only queue.
-    let reader: any DatabaseReader
+    let reader: (any DatabaseReader)?
     let readOnlyReason: ReadOnlyReason?
     /// The tables and views as last read: at open, and again by ``reloadSchema()`` after a
     /// statement of the SQL screen changed them.
     var schema: DatabaseSchema { described.value.schema }
     let bus = EventBus()
-    let monitor: ExternalChangeMonitor
+    let monitor: ExternalChangeMonitor?
     let checkpointer: Checkpointer?
     let journalMode: JournalMode
     /// The schema and an entity for each table, swapped whole by ``reloadSchema()``.
@@ -48,6 +52,7 @@ final class StoreCore: Sendable {
         self.path = path
         self.journal = journal
         self.watch = watch
+        self.engine = nil
         self.defaultBusyTimeout = .milliseconds(Int64(busyTimeout * 1000))
         self.writer = writer
         self.reader = reader
@@ -72,6 +77,28 @@ final class StoreCore: Sendable {
         } else {
             commitObserver = nil
         }
+    }
+
+    /// A core on `engine`: its schema, no history, no file to watch.
+    init(engine: any StoreEngine, schema: DatabaseSchema, descriptions: [EntityDescription], busyTimeout: TimeInterval) throws {
+        path = engine.location
+        self.engine = engine
+        journal = nil
+        watch = nil
+        writer = nil
+        reader = nil
+        readOnlyReason = nil
+        checkpointer = nil
+        journalMode = .rollback
+        monitor = nil
+        commitObserver = nil
+        defaultBusyTimeout = .milliseconds(Int64(busyTimeout * 1000))
+        let described = Dictionary(descriptions.map { ($0.table.lowercased(), $0) }, uniquingKeysWith: { $1 })
+        for name in described.keys where schema.table(named: name) == nil {
+            throw StoreError.noSuchTable(described[name]!.table)
+        }
+        self.descriptions = described
+        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:]), nil))
     }
 
     /// The entity for a table, found case-insensitively.
@@ -166,7 +193,8 @@ final class StoreCore: Sendable {
     /// Runs `body` with a session of the engine in a read transaction where `entity`'s rows are
     /// (see ``read(for:_:)``).
     func session<T>(for entity: Entity, _ body: (any EngineSession) throws -> T) throws -> T {
-        try read(for: entity) { db in try body(SQLiteSession(db)) }
+        if let engine, entity.reader == nil { return try engine.read(body) }
+        return try read(for: entity) { db in try body(SQLiteSession(db)) }
     }
 
     /// Makes a query's result readable as `entity.name` (replacing an earlier one of that name).
@@ -208,6 +236,7 @@ final class StoreCore: Sendable {
     /// `bulkTables` are tables the transaction writes in bulk (an import): their rows are not
     /// named one by one in the commit's event, which names the tables as invalidated instead.
     func write<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, bulkTables: Set<String> = [], _ body: (Database, inout WriteAnnotation) throws -> T) throws -> T {
+        if let engine { throw StoreError.notOnEngine(feature: "This kind of change", engine: engine.name) }
         guard let writer, let commitObserver else {
             throw StoreError.readOnly(readOnlyReason ?? .requested)
         }
@@ -222,7 +251,7 @@ final class StoreCore: Sendable {
         }
         defer { writeGate.leave() }
         // The path may name another file by now: never write through it.
-        if let gone = watch.check() {
+        if let gone = watch?.check() {
             sealGoneFile(holdingTheGate: true)
             throw StoreError.fileGone(path: path, gone)
         }
@@ -259,7 +288,25 @@ final class StoreCore: Sendable {
 
     /// ``write(origin:busyTimeout:bulkTables:_:)`` with a session of the engine.
     func transaction<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws -> T {
-        try write(origin: origin, busyTimeout: busyTimeout) { db, note in try body(SQLiteSession(db), &note) }
+        guard let engine else {
+            return try write(origin: origin, busyTimeout: busyTimeout) { db, note in try body(SQLiteSession(db), &note) }
+        }
+        guard writeGate.enter(urgentUntil: busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }) else {
+            throw StoreError.busy
+        }
+        defer { writeGate.leave() }
+        var note = WriteAnnotation(origin: origin)
+        let result = try engine.write { session in try body(session, &note) }
+        // No hook names what the engine's triggers or cascades changed: the event is what the
+        // code wrote, and every table a change can reach silently is invalidated.
+        let schema = self.schema
+        var invalidated = note.invalidated
+        for table in Set(note.rowChanges.keys).union(note.invalidated) { invalidated.formUnion(schema.silentlyAffectedTables(by: table)) }
+        let event = ContextDidSave(
+            origin: note.origin, inserted: note.inserted, updated: note.updated.subtracting(note.inserted).subtracting(note.deleted),
+            deleted: note.deleted, permanentIDs: note.permanentIDs, invalidatedTables: invalidated)
+        if !event.isEmpty || !event.permanentIDs.isEmpty { bus.publish(event) }
+        return result
     }
 
     /// How the journal names a write: as its code said, or by its origin (a form's save goes
@@ -278,11 +325,12 @@ final class StoreCore: Sendable {
     /// would do (see ``Container/deletionEffects(of:busyTimeout:)``) without doing it. It
     /// queues and waits like ``write(origin:busyTimeout:bulkTables:_:)``; no event follows.
     func rehearse<T>(busyTimeout: Duration? = nil, _ body: (Database) throws -> T) throws -> T {
+        if let engine { throw StoreError.notOnEngine(feature: "Rehearsing a change", engine: engine.name) }
         guard let writer else { throw StoreError.readOnly(readOnlyReason ?? .requested) }
         let deadline = busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }
         guard writeGate.enter(urgentUntil: deadline) else { throw StoreError.busy }
         defer { writeGate.leave() }
-        if let gone = watch.check() { throw StoreError.fileGone(path: path, gone) }
+        if let gone = watch?.check() { throw StoreError.fileGone(path: path, gone) }
         return try writer.writeWithoutTransaction { db in
             if let busyTimeout { sqlite3_busy_timeout(db.sqliteConnection, Self.milliseconds(busyTimeout)) }
             defer {
@@ -301,7 +349,7 @@ final class StoreCore: Sendable {
     /// makes every connection of ours close without a checkpoint (see ``FileWatch``). Done
     /// once; a reader holding the log makes it wait for the next call.
     func sealGoneFile(holdingTheGate: Bool = false) {
-        guard watch.check() != nil, !watch.isSealed else { return }
+        guard let watch, let monitor, watch.check() != nil, !watch.isSealed else { return }
         monitor.closeWithoutCheckpoint()
         guard let writer else { return }
         if !holdingTheGate {
@@ -321,6 +369,7 @@ final class StoreCore: Sendable {
     /// Runs `body` in a read transaction. In a rollback journal, a read that waited out the
     /// busy timeout for another program's commit fails with ``StoreError/busyReading``.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
+        guard let reader else { throw StoreError.notOnEngine(feature: "This feature", engine: engine?.name ?? "this engine") }
         do {
             return try reader.read(body)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {

@@ -27,6 +27,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "The database is locked by another program that is writing to it, so it could not be read just now. Nothing was changed; try again in a moment."
         case .lockedInProcess:
             return "The database is locked by another statement of this program (a table lock, not another program's lock). Nothing was written and your changes are kept; save again to retry."
+        case .notOnEngine(let feature, let engine):
+            return "\(feature) is not available on \(engine) yet."
         case .readOnly(.requested):
             return "The database was opened read-only, so changes cannot be saved."
         case .readOnly(.fileNotWritable):

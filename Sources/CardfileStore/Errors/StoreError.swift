@@ -106,4 +106,6 @@ public enum StoreError: Error, Hashable, Sendable {
     case queryCancelled
     /// Any other SQLite failure, with its extended result code and message.
     case database(code: Int32, message: String)
+    /// A feature built on SQLite's own connections, asked of a container on another engine.
+    case notOnEngine(feature: String, engine: String)
 }

@@ -1,0 +1,23 @@
+/// A database engine a container keeps its records in, other than SQLite's own connections
+/// (which the container opens itself from a path).
+///
+/// It owns its connections and transactions; the container asks it for a read or a write and
+/// runs the store's statements through the ``EngineSession`` it hands out. An engine is used
+/// from several threads (the UI loop, a live query's worker), one call at a time per
+/// connection it owns.
+package protocol StoreEngine: AnyObject, Sendable {
+    /// Where the records are, for messages (never with a password).
+    var location: String { get }
+    /// The engine's name in messages ("PostgreSQL").
+    var name: String { get }
+
+    /// The tables and views to list and edit, as the store describes tables.
+    func readSchema() throws -> DatabaseSchema
+
+    /// Runs `body` with a session that reads (one transaction, or statements each their own).
+    func read<T>(_ body: (any EngineSession) throws -> T) throws -> T
+
+    /// Runs `body` in one write transaction, committed when it returns and rolled back when it
+    /// throws.
+    func write<T>(_ body: (any EngineSession) throws -> T) throws -> T
+}

@@ -1,0 +1,139 @@
+@testable import CardfilePostgres
+@testable import CardfileStore
+import CardfileTestSupport
+import Foundation
+import Testing
+
+/// A container on PostgreSQL: the same contexts, live query and saves as on SQLite, with
+/// psql as the other writer.
+@Suite("PostgreSQL: a container", .timeLimit(.minutes(5)))
+struct ContainerTests {
+    struct Place {
+        let server: PostgresTestServer
+        let database: String
+        let engine: PostgresEngine
+        let container: Container
+
+        func psql(_ sql: String) throws -> String { try server.psql(database, sql) }
+        func close() {
+            engine.close()
+            server.drop(database)
+        }
+    }
+
+    static func place() throws -> Place {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        try server.psql(database, """
+            CREATE TABLE items (id serial PRIMARY KEY, name text NOT NULL UNIQUE, qty int CHECK (qty >= 0), price numeric(8,2), seen date);
+            INSERT INTO items (name, qty, price, seen) VALUES ('apple', 3, 1.50, '2026-01-02'), ('pear', 0, NULL, NULL), ('fig', 7, 12.00, '2026-03-04');
+            """)
+        let engine = try PostgresEngine(try server.location(database))
+        return Place(server: server, database: database, engine: engine, container: try Container(engine: engine))
+    }
+
+    static func id(_ number: Int64) -> ObjectID { ObjectID(table: "items", primaryKey: [.integer(number)]) }
+
+    @Test func listsEditsAndSavesThroughTheContexts() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        let view = place.container.viewContext
+        #expect(place.container.schema.tables.map(\.name) == ["items"])
+
+        let live = try LiveQuery(context: view, spec: LiveQuerySpec(table: "items", sort: [ColumnSort("name")]), height: 10)
+        #expect(live.window.rows.map { $0.values[1] } == [.text("apple"), .text("fig"), .text("pear")])
+        #expect(live.window.rows.first?.values == [.integer(1), .text("apple"), .integer(3), .decimal("1.50"), .text("2026-01-02")])
+
+        // An editor's save goes to the view context; the view context's to the server.
+        let editor = place.container.editorContext(parent: view)
+        try editor.update(Self.id(1), values: ["qty": .integer(5), "seen": .text("2026-02-01")])
+        try editor.save()
+        #expect(try place.psql("SELECT qty FROM items WHERE id = 1") == "3")
+        try view.save()
+        #expect(try place.psql("SELECT qty || ' ' || seen FROM items WHERE id = 1") == "5 2026-02-01")
+
+        // An insert takes the key the server gives; a delete goes.
+        let new = try view.insert(into: "items", values: ["name": .text("kiwi"), "price": .decimal("0.99")])
+        try view.delete(Self.id(2))
+        try view.save()
+        #expect(try place.psql("SELECT string_agg(id || ':' || name, ',' ORDER BY id) FROM items") == "1:apple,3:fig,4:kiwi")
+        #expect(try view.record(for: Self.id(4))?["price"] == .decimal("0.99"))
+        #expect(new.isTemporary)
+        // (On three rows PostgreSQL's planner sorts rather than walk the index: a new row
+        // shows once the background sort has placed it, as on SQLite without an index.)
+        _ = try live.update(now: .now, immediately: true)
+        try live.waitForBackgroundWork()
+        _ = try live.update(now: .now + .seconds(1), immediately: true)
+        #expect(live.window.rows.map { $0.values[1] } == [.text("apple"), .text("fig"), .text("kiwi")])
+    }
+
+    @Test func aChangeElsewhereMergesOrConflicts() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        let view = place.container.viewContext
+        _ = try view.record(for: Self.id(1))
+        _ = try view.record(for: Self.id(3))
+
+        // Another field changed elsewhere: both changes are kept.
+        _ = try place.psql("UPDATE items SET price = 2.00 WHERE id = 1")
+        try view.update(Self.id(1), values: ["qty": .integer(9)])
+        try view.save()
+        #expect(try place.psql("SELECT qty || ' ' || price FROM items WHERE id = 1") == "9 2.00")
+
+        // The same field: a conflict with original, mine and theirs, and nothing written.
+        _ = try place.psql("UPDATE items SET qty = 8 WHERE id = 3")
+        try view.update(Self.id(3), values: ["qty": .integer(1)])
+        let conflict = try #require(conflicts { () throws(StoreError) in try view.save() }.first)
+        #expect(conflict.kind == MergeConflict.Kind.updateUpdate)
+        let field = try #require(conflict.fields.first { $0.name == "qty" })
+        #expect(field.original == .integer(7) && field.mine == .integer(1) && field.theirs == .integer(8))
+        #expect(try place.psql("SELECT qty FROM items WHERE id = 3") == "8")
+
+        // Deleted elsewhere while edited: said as such.
+        let other = place.container.newBackgroundContext()
+        _ = try other.record(for: Self.id(2))
+        _ = try place.psql("DELETE FROM items WHERE id = 2")
+        try other.update(Self.id(2), values: ["qty": .integer(4)])
+        let gone = try #require(conflicts { () throws(StoreError) in try other.save() }.first)
+        #expect(gone.kind == MergeConflict.Kind.updateDelete)
+    }
+
+    /// Every refused record is reported in one save: the savepoint around each keeps the
+    /// transaction usable after the first refusal.
+    @Test func everyRefusalIsReportedAndNothingWritten() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        let view = place.container.viewContext
+        try view.update(Self.id(1), values: ["name": .text("fig")])      // UNIQUE
+        try view.update(Self.id(2), values: ["qty": .integer(-1)])       // CHECK
+        try view.update(Self.id(3), values: ["price": .decimal("7.25")]) // fine
+        let failures = failures { () throws(StoreError) in try view.save() }
+        #expect(Set(failures.map(\.objectID)) == [Self.id(1), Self.id(2)])
+        #expect(failures.contains { $0.field == "name" && $0.rule == ValidationFailure.Rule.unique(columns: ["name"]) })
+        #expect(failures.contains { if case .check = $0.rule { $0.objectID == Self.id(2) } else { false } })
+        #expect(try place.psql("SELECT string_agg(name || ':' || coalesce(qty::text, '-') || ':' || coalesce(price::text, '-'), ',' ORDER BY id) FROM items")
+                == "apple:3:1.50,pear:0:-,fig:7:12.00")
+    }
+}
+
+/// The conflicts `body`'s save met (none when it threw something else or nothing).
+func conflicts(_ body: () throws(StoreError) -> Void) -> [MergeConflict] {
+    do {
+        try body()
+    } catch {
+        if case .conflicts(let conflicts) = error { return conflicts }
+        Issue.record("not a conflict: \(error)")
+    }
+    return []
+}
+
+/// The validation failures `body`'s save met.
+func failures(_ body: () throws(StoreError) -> Void) -> [ValidationFailure] {
+    do {
+        try body()
+    } catch {
+        if case .validationFailed(let failures) = error { return failures }
+        Issue.record("not a validation failure: \(error)")
+    }
+    return []
+}
