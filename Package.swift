@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "CardfileTestSupport", path: "Tests/CardfileTestSupport"),
         .testTarget(
             name: "CardfileStoreTests",
-            dependencies: ["CardfileStore", "CardfileTestSupport"],
+            dependencies: ["CardfileStore", "CardfilePostgres", "CardfileTestSupport"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import CardfilePostgres
 import Foundation
 import GRDB
 import Testing
@@ -5,19 +6,40 @@ import CardfileTestSupport
 @testable import CardfileStore
 
 /// Seeded random rounds of two writers on one record: this side (the view context, or an
-/// editor over it) and a second connection to the same file (now and then the `sqlite3`
-/// tool), or a sibling editor that saves into the same view context. After every round the disk and the context are checked against what the merge
-/// rules promise, so no overwrite can stay silent.
+/// editor over it) and a second connection to the same database (now and then the command-line
+/// tool: `sqlite3` or `psql`), or a sibling editor that saves into the same view context. After
+/// every round the database and the context are checked against what the merge rules promise,
+/// so no overwrite can stay silent. The same rounds run on SQLite (both journal modes) and on
+/// PostgreSQL (the other writer a connection of its own; commits announced by `pg-setup`'s
+/// triggers).
 @Suite("Two writers, randomized", .timeLimit(.minutes(Fuzz.scaled(10))))
 struct TwoWriterFuzzTests {
     static let fields = ["a", "b", "c", "d"]
 
-    /// In both journal modes (a rollback-journal file stays one), half the rounds each.
-    @Test(arguments: [true, false]) func randomRoundsKeepEveryChangeOrReportIt(wal: Bool) throws {
-        let seed = Fuzz.seed()
-        var random = SeededRandom(seed: seed)
-        let rounds = Fuzz.scaled(500)
-        let directory = TemporaryDirectory()
+    /// One database and the other writer's ways to it.
+    struct Writers {
+        let container: Container
+        let name: String
+        /// The record's fields as stored.
+        let stored: (Int64) throws -> [String: Value]
+        /// One transaction of the other connection: `sets` on record `id`, and `b` of `elsewhere`
+        /// (when it is another record).
+        let write: (_ id: Int64, _ sets: [String: Value], _ elsewhere: Int64, _ b: Value) throws -> Void
+        /// The same through the command-line tool.
+        let tool: (_ id: Int64, _ sets: [String: Value], _ elsewhere: Int64, _ b: Value) throws -> Void
+        /// Numbers of column d as the engine keeps them.
+        let realsOnly: Bool
+        let integrity: () throws -> Bool
+        let close: () -> Void
+    }
+
+    static func updates(_ id: Int64, _ sets: [String: Value], _ elsewhere: Int64, _ b: Value) -> String {
+        let assignments = sets.map { "\($0.key) = \(Self.literal($0.value))" }.joined(separator: ", ")
+        return (assignments.isEmpty ? "" : "UPDATE cards SET \(assignments) WHERE id = \(id);")
+            + "UPDATE cards SET b = \(Self.literal(b)) WHERE id = \(elsewhere) AND id != \(id);"
+    }
+
+    static func sqlite(wal: Bool, directory: TemporaryDirectory) throws -> Writers {
         let path = directory.file("cards.sqlite")
         try makeDatabase(at: path, """
             CREATE TABLE cards (id INTEGER PRIMARY KEY, a TEXT, b TEXT, c INTEGER, d);
@@ -25,26 +47,88 @@ struct TwoWriterFuzzTests {
             """, wal: wal)
         let container = try Container(path: path)
         #expect(container.journalMode == (FixtureJournal.wal(wal) ? .wal : .rollback))
-        let view = container.viewContext
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)   // in a rollback journal, the store's reads hold the file for a moment
         let other = try DatabaseQueue(path: path, configuration: configuration)
-        defer { try? other.close() }
+        return Writers(
+            container: container, name: wal ? "WAL" : "rollback journal",
+            stored: { id in
+                try other.read { db in
+                    let row = try Row.fetchOne(db, sql: "SELECT a, b, c, d FROM cards WHERE id = ?", arguments: [id])!
+                    return Dictionary(uniqueKeysWithValues: Self.fields.enumerated().map { ($1, Value(row[$0] as DatabaseValue)) })
+                }
+            },
+            write: { id, sets, elsewhere, b in
+                try other.write { db in
+                    for (field, value) in sets {
+                        try db.execute(sql: "UPDATE cards SET \(field) = ? WHERE id = ?", arguments: [value.databaseValue, id])
+                    }
+                    try db.execute(sql: "UPDATE cards SET b = ? WHERE id = ? AND id != ?", arguments: [b.databaseValue, elsewhere, id])
+                }
+            },
+            tool: { id, sets, elsewhere, b in _ = try sqlite3(path, Self.updates(id, sets, elsewhere, b)) },
+            realsOnly: false,
+            integrity: { try readDisk(path, "PRAGMA integrity_check") == "ok" },
+            close: { try? other.close() })
+    }
+
+    static func postgres() throws -> Writers {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        _ = try server.psql(database, """
+            CREATE TABLE cards (id int PRIMARY KEY, a text, b text, c bigint, d float8);
+            INSERT INTO cards VALUES (1, 'a1', 'b1', 1, 1), (2, 'a2', 'b2', 2, 2.5), (3, 'a3', 'b3', 3, -0.25), (4, 'a4', 'b4', 4, NULL);
+            """)
+        let home = TemporaryDirectory()
+        let place = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: home.path, loginName: "x").location
+        let other = try PostgresSession.open(place)
+        _ = try NotifySetup(session: other).install([try PostgresCatalog(session: other).describe(try #require(try PostgresCatalog(session: other).relation(named: "cards")))])
+        let engine = try PostgresEngine(place)
+        let session = PostgresEngineSession(other)
+        return Writers(
+            container: try Container(engine: engine), name: "PostgreSQL",
+            stored: { id in
+                let row = try #require(try session.rows("SELECT a, b, c, d FROM cards WHERE id = ?", [.integer(id)]).first)
+                return Dictionary(uniqueKeysWithValues: Self.fields.enumerated().map { ($1, row[$0]) })
+            },
+            write: { id, sets, elsewhere, b in
+                try other.run("BEGIN")
+                for (field, value) in sets {
+                    _ = try session.execute("UPDATE cards SET \(field) = ? WHERE id = ?", [value, .integer(id)])
+                }
+                _ = try session.execute("UPDATE cards SET b = ? WHERE id = ? AND id != ?", [b, .integer(elsewhere), .integer(id)])
+                try other.run("COMMIT")
+            },
+            tool: { id, sets, elsewhere, b in _ = try server.psql(database, Self.updates(id, sets, elsewhere, b)) },
+            realsOnly: true,
+            integrity: { true },
+            close: {
+                engine.close()
+                other.close()
+                server.drop(database)
+            })
+    }
+
+    /// On SQLite in both journal modes (a rollback-journal file stays one), and on PostgreSQL.
+    @Test(arguments: ["WAL", "rollback", "PostgreSQL"]) func randomRoundsKeepEveryChangeOrReportIt(engine: String) throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let rounds = Fuzz.scaled(500)
+        let directory = TemporaryDirectory()
+        let writers = engine == "PostgreSQL" ? try Self.postgres() : try Self.sqlite(wal: engine == "WAL", directory: directory)
+        defer { writers.close() }
+        let container = writers.container
+        let view = container.viewContext
         var counter = 0
         func fresh(_ field: String) -> Value {
             counter += 1
             switch field {
             case "c": return .integer(Int64(1000 + counter))
-            case "d": return counter % 2 == 0 ? .real(Double(counter) + 0.5) : .integer(Int64(counter))
+            case "d": return counter % 2 == 0 || writers.realsOnly ? .real(Double(counter) + 0.5) : .integer(Int64(counter))
             default: return .text("\(field)-\(counter)")
             }
         }
-        func diskRow(_ id: Int64) throws -> [String: Value] {
-            try other.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT a, b, c, d FROM cards WHERE id = ?", arguments: [id])!
-                return Dictionary(uniqueKeysWithValues: Self.fields.enumerated().map { ($1, Value(row[$0] as DatabaseValue)) })
-            }
-        }
+        let diskRow = writers.stored
 
         for round in 0..<rounds {
             let policy = [MergePolicy.error, .overwrite, .objectTrump][random.next(below: 3)]
@@ -58,7 +142,7 @@ struct TwoWriterFuzzTests {
             let polledBeforeEditing = theirsFirst && (sibling || random.next(below: 2) == 0)
             let polledBeforeSaving = sibling || random.next(below: 2) == 0
             let viaTool = !sibling && random.next(below: 60) == 0
-            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), \(wal ? "WAL" : "rollback journal"), round \(round): \(policy), \(useEditor ? "editor" : "view"), theirs \(sibling ? "from a sibling editor" : viaTool ? "from sqlite3" : "from a connection"), \(theirsFirst ? "first" : "second")\(polledBeforeEditing ? ", polled before editing" : "")\(polledBeforeSaving ? ", polled before saving" : "")"
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), \(writers.name), round \(round): \(policy), \(useEditor ? "editor" : "view"), theirs \(sibling ? "from a sibling editor" : viaTool ? "from sqlite3" : "from a connection"), \(theirsFirst ? "first" : "second")\(polledBeforeEditing ? ", polled before editing" : "")\(polledBeforeSaving ? ", polled before saving" : "")"
 
             let before = try diskRow(id)
             #expect(try view.record(for: card)?.dictionary.filter { Self.fields.contains($0.key) } == before, "\(context): the view starts in step with the disk")
@@ -76,15 +160,9 @@ struct TwoWriterFuzzTests {
                     if elsewhere != id { try b.update(ObjectID(table: "cards", rowid: elsewhere), values: ["b": elsewhereValue]) }
                     try b.save()
                 } else if viaTool {
-                    let sets = theirs.map { "\($0.key) = \(Self.literal($0.value))" }.joined(separator: ", ")
-                    try sqlite3(path, (sets.isEmpty ? "" : "UPDATE cards SET \(sets) WHERE id = \(id);") + "UPDATE cards SET b = \(Self.literal(elsewhereValue)) WHERE id = \(elsewhere) AND id != \(id);")
+                    try writers.tool(id, theirs, elsewhere, elsewhereValue)
                 } else {
-                    try other.write { db in
-                        for (field, value) in theirs {
-                            try db.execute(sql: "UPDATE cards SET \(field) = ? WHERE id = ?", arguments: [value.databaseValue, id])
-                        }
-                        try db.execute(sql: "UPDATE cards SET b = ? WHERE id = ? AND id != ?", arguments: [elsewhereValue.databaseValue, elsewhere, id])
-                    }
+                    try writers.write(id, theirs, elsewhere, elsewhereValue)
                 }
             }
 
@@ -172,7 +250,7 @@ struct TwoWriterFuzzTests {
                 #expect(record.dictionary.filter { Self.fields.contains($0.key) } == (try diskRow(rowid)), "\(context): the view shows card \(rowid) as stored")
             }
             #expect(!view.hasChanges, "\(context): nothing pending")
-            #expect(try readDisk(path, "PRAGMA integrity_check") == "ok", "\(context): integrity")
+            #expect(try writers.integrity(), "\(context): integrity")
         }
     }
 

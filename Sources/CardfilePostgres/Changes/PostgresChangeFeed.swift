@@ -125,6 +125,14 @@ public final class PostgresChangeFeed: Sendable {
         ignored.withLockedValue { _ = $0.insert(backend) }
     }
 
+    /// Waits until every notification of a commit that ended before this call has arrived: one
+    /// round trip on the feed's connection, whose answer the server sends after any
+    /// notification waiting for it (and postgres-nio hands those to the listener first). A
+    /// poll that must not miss a commit just made elsewhere calls this before ``drain()``.
+    public func catchUp() throws(PostgresProblem) {
+        try session.run("SELECT 1")
+    }
+
     /// Everything announced since the last drain, coalesced per table; the feed starts empty again.
     public func drain() -> PendingChanges {
         pending.withLockedValue { changes in

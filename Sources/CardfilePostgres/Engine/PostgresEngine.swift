@@ -1,5 +1,6 @@
 import CardfileStore
 import Foundation
+import NIOConcurrencyHelpers
 
 /// PostgreSQL as a container's engine: a few connections to one database, the search path's
 /// tables and views as the store's schema, reads and write transactions on sessions of their
@@ -18,6 +19,11 @@ package final class PostgresEngine: StoreEngine {
     private let writing = NSLock()
     private let readers: NSCondition
     private let pool: Pool
+    /// Other connections' commits, announced by `cardfile pg-setup`'s triggers (nothing is
+    /// announced without them).
+    private let feed: PostgresChangeFeed
+    /// The store's names of the tables, by schema and name (made by ``readSchema()``).
+    private let names = NIOLockedValueBox([PendingChanges.QualifiedName: String]())
 
     /// The reading connections: the free ones, and how many there are in all.
     private final class Pool: @unchecked Sendable {
@@ -32,6 +38,13 @@ package final class PostgresEngine: StoreEngine {
         writer = try PostgresSession.open(place)
         readers = NSCondition()
         pool = Pool()
+        do {
+            feed = try PostgresChangeFeed(location: place) {}
+            feed.ignore(backend: try writer.backend())
+        } catch {
+            writer.close()
+            throw error
+        }
     }
 
     /// Closes every connection.
@@ -41,6 +54,7 @@ package final class PostgresEngine: StoreEngine {
         pool.free = []
         readers.unlock()
         for session in open { session.close() }
+        feed.close()
         writer.close()
     }
 
@@ -51,11 +65,25 @@ package final class PostgresEngine: StoreEngine {
             guard let engine = session as? PostgresEngineSession else { return DatabaseSchema(tables: []) }
             let catalog = PostgresCatalog(session: engine.session)
             var tables: [TableSchema] = []
+            var named: [PendingChanges.QualifiedName: String] = [:]
             for relation in try catalog.relations() {
-                tables.append(try catalog.describe(relation).tableSchema)
+                let table = try catalog.describe(relation).tableSchema
+                tables.append(table)
+                named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
             }
+            names.withLockedValue { $0 = named }
             return DatabaseSchema(tables: tables)
         }
+    }
+
+    /// What the feed announced since the last call, by table. A lost feed connection counts
+    /// as every table changed (what was committed meanwhile was not announced).
+    package func changedElsewhere() throws -> Set<String> {
+        try feed.catchUp()
+        let changes = feed.drain()
+        let known = names.withLockedValue { $0 }
+        if changes.connectionLost { return Set(known.values) }
+        return Set(changes.tables.keys.compactMap { known[$0] })
     }
 
     package func read<T>(_ body: (any EngineSession) throws -> T) throws -> T {

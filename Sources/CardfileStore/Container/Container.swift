@@ -313,6 +313,12 @@ public final class Container: Sendable {
     public func checkForExternalChanges() throws(StoreError) -> Bool {
         // Once the file is gone, nothing that happens at its path is this database's.
         guard checkFile() == nil else { return false }
+        if let engine = core.engine {
+            let tables = try storeErrors(path: core.path) { try engine.changedElsewhere() }
+            guard !tables.isEmpty else { return false }
+            core.bus.publish(ContextDidSave(origin: .external, invalidatedTables: tables))
+            return true
+        }
         guard let monitor = core.monitor else { return false }
         let changed = try storeErrors(path: core.path) { try monitor.check() }
         if changed {

@@ -17,6 +17,11 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// Runs `body` with a session that reads (one transaction, or statements each their own).
     func read<T>(_ body: (any EngineSession) throws -> T) throws -> T
 
+    /// The tables (by their names in ``readSchema()``) that other connections committed
+    /// changes to since the last call; empty when none did or when the engine cannot tell.
+    /// Cheap enough to call several times a second.
+    func changedElsewhere() throws -> Set<String>
+
     /// Runs `body` in one write transaction, committed when it returns and rolled back when it
     /// throws.
     func write<T>(_ body: (any EngineSession) throws -> T) throws -> T
