@@ -59,21 +59,20 @@ extension Cardfile {
 
         func run() throws {
             let delay = try autosaveDelay()
-            if let file, PostgresLocation.isURL(file) {
-                let (session, relations) = try PostgresOpen.check(file, table: table)
-                session.close()
-                // The contexts, lists and forms do not run on PostgreSQL yet: say so plainly
-                // rather than open an editor that could not save.
-                throw fail("connected to \(session.location) (\(relations.count) tables and views), but this version edits SQLite files only; editing PostgreSQL records is not built yet")
-            }
-            let path = try databasePath()
-            if wal, readOnly { throw fail("--wal changes the file, so it cannot go with --read-only") }
             let container: Container
-            do {
-                container = try Container(path: path, options: StoreOptions(
-                    createIfMissing: create, readOnly: readOnly, switchToWAL: wal, history: noHistory ? nil : HistoryFolder.settings()))
-            } catch {
-                throw fail(error.message)
+            let path: String
+            if let file, PostgresLocation.isURL(file) {
+                if wal || create { throw fail("--wal and --create are for SQLite files, not a PostgreSQL database") }
+                (container, path) = try PostgresOpen.container(file, table: table, readOnly: readOnly)
+            } else {
+                path = try databasePath()
+                if wal, readOnly { throw fail("--wal changes the file, so it cannot go with --read-only") }
+                do {
+                    container = try Container(path: path, options: StoreOptions(
+                        createIfMissing: create, readOnly: readOnly, switchToWAL: wal, history: noHistory ? nil : HistoryFolder.settings()))
+                } catch {
+                    throw fail(error.message)
+                }
             }
             if let table, container.schema.table(named: table) == nil {
                 let names = container.schema.tables.map(\.name).joined(separator: ", ")

@@ -1,4 +1,5 @@
 import CardfilePostgres
+import CardfileStore
 import Foundation
 
 /// `cardfile postgres://…`: everything that can fail is checked here, before the terminal is
@@ -37,6 +38,22 @@ enum PostgresOpen {
         } catch {
             session.close()
             throw fail(error.message)
+        }
+    }
+
+    /// A container on the database `url` names, after ``check(_:table:)``; the location as
+    /// messages may show it (password masked).
+    static func container(_ url: String, table: String?, readOnly: Bool) throws -> (Container, String) {
+        let (session, _) = try check(url, table: table)
+        let location = session.location
+        session.close()
+        do {
+            let engine = try PostgresEngine(location)
+            return (try Container(engine: engine, options: StoreOptions(readOnly: readOnly)), location.description)
+        } catch let error as PostgresProblem {
+            throw fail(error.message)
+        } catch {
+            throw fail(String(describing: error))
         }
     }
 

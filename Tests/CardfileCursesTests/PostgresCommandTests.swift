@@ -85,14 +85,60 @@ struct PostgresCommandTests {
             containing: "--no-such-option", notShowing: "parse-secret")
     }
 
-    @Test func aReachableTableSaysEditingIsNotBuiltYet() throws {
+    /// Two editors on one PostgreSQL table, in real terminals, with psql as a third writer:
+    /// one editor's save shows in the other's list, a same-field edit opens the dialog, and
+    /// what psql commits shows too (the triggers of `cardfile pg-setup` announce every commit).
+    @Test func twoEditorsAndPsqlOnOneTable() throws {
         let server = try PostgresTestServer.current()
         let database = try server.makeDatabase()
         defer { server.drop(database) }
-        try server.psql(database, "CREATE TABLE books (id int PRIMARY KEY)")
-        let outcome = try Self.cardfile([server.url(database: database), "--table", "books"])
-        Self.expectOneLineFailure(outcome, containing: "editing PostgreSQL records is not built yet", notShowing: server.password)
-        #expect(outcome.errors.contains("(1 tables and views)"))
+        try server.psql(database, """
+            CREATE TABLE books (id int PRIMARY KEY, title text NOT NULL, year int);
+            INSERT INTO books VALUES (1, 'Dune', 1965), (2, 'Emma', 1815), (3, 'Ulysses', 1922);
+            """)
+        let url = server.url(database: database)
+        let setup = try Self.cardfile(["pg-setup", url, "--table", "books"])
+        #expect(setup.status == 0, "\(setup.errors)")
+        let first = try TmuxSession(terminal: "xterm-256color", width: 100, height: 16, program: "cardfile",
+                                    arguments: [url, "--table", "books", "--autosave", "off"], tag: database)
+        defer { first.close() }
+        let second = try TmuxSession(terminal: "xterm-256color", width: 100, height: 16, program: "cardfile",
+                                     arguments: [url, "--table", "books", "--autosave", "off"], tag: database)
+        defer { second.close() }
+        for session in [first, second] {
+            let screen = try session.waitFor { $0.contains("row 1 of 3") }
+            #expect(!screen.contains(server.password), "no password on screen")
+        }
+
+        // The first editor saves a title; the second's list shows it.
+        try first.send(keys: ["Enter"])
+        try first.waitFor { $0.contains("books › 1") }
+        try first.send(keys: ["C-u"])
+        try first.send(literal: "Dune Messiah")
+        try first.send(keys: ["C-s"])
+        try first.waitFor { $0.contains("Saved.") }
+        #expect(try server.psql(database, "SELECT title FROM books WHERE id = 1") == "Dune Messiah")
+        try second.waitFor { $0.contains("Dune Messiah") }
+
+        // Both edit the same title: the second to save meets the dialog, and nothing is lost.
+        try second.send(keys: ["Enter"])
+        try second.waitFor { $0.contains("books › 1") }
+        try second.send(keys: ["C-u"])
+        try second.send(literal: "Children of Dune")
+        try first.send(keys: ["C-u"])
+        try first.send(literal: "God Emperor")
+        try first.send(keys: ["C-s"])
+        try first.waitFor { $0.contains("Saved.") }
+        try second.send(keys: ["C-s"])
+        let dialog = try second.waitFor { $0.contains("Changed elsewhere") }
+        #expect(dialog.contains("God Emperor") && dialog.contains("Children of Dune"), "\(dialog)")
+        #expect(try server.psql(database, "SELECT title FROM books WHERE id = 1") == "God Emperor")
+
+        // psql as a third writer: both lists show its commit.
+        try second.send(keys: ["Escape"])
+        try first.send(keys: ["Escape"])
+        try server.psql(database, "UPDATE books SET title = 'Persuasion' WHERE id = 2")
+        try first.waitFor { $0.contains("Persuasion") }
     }
 
     /// `ps` shows every user the arguments of every process: the password is masked there from

@@ -98,6 +98,22 @@ struct ContainerTests {
         #expect(gone.kind == MergeConflict.Kind.updateDelete)
     }
 
+    /// A save refused by the database learns nothing silently: a field changed elsewhere that
+    /// the refused save merged under the lock is still a conflict when edited next.
+    @Test func aRefusedSaveLeavesTheBaseAsItWas() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        let view = place.container.viewContext
+        _ = try view.record(for: Self.id(1))
+        _ = try place.psql("UPDATE items SET name = 'theirs' WHERE id = 1")
+        try view.update(Self.id(1), values: ["qty": .integer(-5)])
+        #expect(!failures { () throws(StoreError) in try view.save() }.isEmpty)
+        try view.update(Self.id(1), values: ["qty": .integer(5), "name": .text("mine")])
+        let conflict = conflicts { () throws(StoreError) in try view.save() }
+        #expect(conflict.first?.fields.contains { $0.name == "name" && $0.theirs == .text("theirs") && $0.mine == .text("mine") } == true)
+        #expect(try place.psql("SELECT name FROM items WHERE id = 1") == "theirs")
+    }
+
     /// Every refused record is reported in one save: the savepoint around each keeps the
     /// transaction usable after the first refusal.
     @Test func everyRefusalIsReportedAndNothingWritten() throws {

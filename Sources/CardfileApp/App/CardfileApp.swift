@@ -446,6 +446,7 @@ public final class CardfileApp {
     /// form); nil when they can, or when only some fields or kinds of change are refused.
     static func readOnlyReason(of table: TableSchema) -> String? {
         if table.source != nil { return "a statement's result" }
+        if let reason = table.readOnlyReason { return reason }
         if !table.isIdentifiable { return "no key" }
         if table.view?.update == ViewWrites.Updates.none { return "a view" }
         return nil
@@ -453,6 +454,7 @@ public final class CardfileApp {
 
     /// Why a change of `kind` cannot be made to `table`'s records, as a sentence; nil when it can.
     static func refusal(_ kind: ViewWrites.Kind, in table: TableSchema) -> String? {
+        if let reason = table.readOnlyReason { return "\(table.name) cannot be changed here: \(reason)." }
         if !table.isIdentifiable { return StoreError.tableNotEditable(table.name, isView: table.isView).message }
         if let view = table.view, !view.allows(kind) { return StoreError.viewNotWritable(view: table.name, kind: kind).message }
         return nil

@@ -84,9 +84,26 @@ package struct PostgresEngineSession: EngineSession {
         }
     }
 
+    /// Constraints (SQLSTATE class 23) by the server's words; a value its column's type
+    /// refused (class 22: not a date, not one of an enum's labels, out of range) by casting each
+    /// written value to its column's type on its own, so the failure names the field.
     package func constraintFailures(for error: any Error, id: ObjectID, entity: Entity, operation: WriteOperation, schema: DatabaseSchema) -> [ValidationFailure]? {
-        guard case .refused(let message, let detail, let state)? = error as? PostgresProblem, state.hasPrefix("23") else { return nil }
-        return PostgresConstraintFailures.failures(message: message, detail: detail, sqlState: state, id: id, table: entity.table, operation: operation)
+        guard case .refused(let message, let detail, let state)? = error as? PostgresProblem else { return nil }
+        if state.hasPrefix("23") {
+            return PostgresConstraintFailures.failures(message: message, detail: detail, sqlState: state, id: id, table: entity.table, operation: operation)
+        }
+        guard state.hasPrefix("22"), case .write(let values) = operation else { return nil }
+        var failures: [ValidationFailure] = []
+        for (column, value) in zip(entity.table.columns, values) where !value.isNull && column.isWritable {
+            do {
+                _ = try attempt { try rows("SELECT (\(PostgresDialect().placeholder(for: column)))::text", [value]) }
+            } catch PostgresProblem.refused(let reason, _, _) {
+                failures.append(ValidationFailure(objectID: id, field: column.name, rule: .refusedValue(reason: reason), value: value))
+            } catch {
+                return nil
+            }
+        }
+        return failures.isEmpty ? [ValidationFailure(objectID: id, field: nil, rule: .refusedValue(reason: message), value: nil)] : failures
     }
 
     /// True when the plan has no sort in it.

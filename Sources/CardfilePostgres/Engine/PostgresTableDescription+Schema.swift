@@ -13,14 +13,26 @@ extension PostgresTableDescription {
                 name: column.name, declaredType: column.castType, isNotNull: column.isNotNull,
                 defaultSQL: column.defaultExpression,
                 primaryKeyPosition: primaryKey.firstIndex(of: column.name).map { $0 + 1 },
-                generation: column.isGenerated ? .stored : .none)
+                generation: column.isGenerated || column.identity != .none ? .stored : .none)
             described.affinity = Self.affinity(of: column.kind)
             columns.append(described)
         }
-        let key: PrimaryKey = primaryKey.isEmpty ? .implicitRowid(accessor: "ctid::text") : .columns(primaryKey)
         return TableSchema(
             name: relation.displayName, columns: columns, primaryKey: key,
-            dialect: PostgresDialect(), quotedName: relation.quotedName)
+            dialect: PostgresDialect(), quotedName: relation.quotedName, readOnlyReason: readOnlyReason)
+    }
+
+    /// The primary key; without one (read-only), the row's address in a relation that has one
+    /// (with the partition's, as partitions repeat addresses), else every column: a view's rows
+    /// are told apart by their values.
+    var key: PrimaryKey {
+        if !primaryKey.isEmpty { return .columns(primaryKey) }
+        switch relation.kind {
+        case .table, .partitionedTable, .materializedView:
+            return .implicitRowid(accessor: "(tableoid::text || ':' || ctid::text)")
+        case .view, .foreignTable:
+            return .columns(columns.map(\.name))
+        }
     }
 
     /// How the store treats a value typed in for a column of this kind.

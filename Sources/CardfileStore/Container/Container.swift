@@ -153,7 +153,7 @@ public final class Container: Sendable {
         let schema: DatabaseSchema
         do {
             schema = try engine.readSchema()
-            core = try StoreCore(engine: engine, schema: schema, descriptions: options.entities, busyTimeout: options.busyTimeout)
+            core = try StoreCore(engine: engine, schema: schema, descriptions: options.entities, busyTimeout: options.busyTimeout, readOnly: options.readOnly)
         } catch let error as StoreError {
             throw error
         } catch {

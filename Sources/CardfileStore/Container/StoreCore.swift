@@ -80,14 +80,14 @@ final class StoreCore: Sendable {
     }
 
     /// A core on `engine`: its schema, no history, no file to watch.
-    init(engine: any StoreEngine, schema: DatabaseSchema, descriptions: [EntityDescription], busyTimeout: TimeInterval) throws {
+    init(engine: any StoreEngine, schema: DatabaseSchema, descriptions: [EntityDescription], busyTimeout: TimeInterval, readOnly: Bool = false) throws {
         path = engine.location
         self.engine = engine
         journal = nil
         watch = nil
         writer = nil
         reader = nil
-        readOnlyReason = nil
+        readOnlyReason = readOnly ? .requested : nil
         checkpointer = nil
         journalMode = .rollback
         monitor = nil
@@ -291,6 +291,7 @@ final class StoreCore: Sendable {
         guard let engine else {
             return try write(origin: origin, busyTimeout: busyTimeout) { db, note in try body(SQLiteSession(db), &note) }
         }
+        if let readOnlyReason { throw StoreError.readOnly(readOnlyReason) }
         guard writeGate.enter(urgentUntil: busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }) else {
             throw StoreError.busy
         }

@@ -160,6 +160,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             sentence = "Cannot \(viewRefusal(kind)): the view has no INSTEAD OF \(kind.rawValue) trigger."
         case .ignoredByDatabase:
             sentence = "The database ignored this record (a trigger refused it)."
+        case .refusedValue(let reason):
+            sentence = "\(field) was refused by the database: \(reason)."
         }
         return "\(subject): \(sentence)"
     }

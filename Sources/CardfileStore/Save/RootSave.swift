@@ -108,7 +108,10 @@ struct RootSave {
         var failures: [ValidationFailure] = []
         for item in updates { failures += Validator.validateUpdate(item.object, id: item.id, entity: item.entity) }
         for item in inserts { failures += Validator.validateInsert(item.object, id: item.id, entity: item.entity) }
-        for item in deletes + updates where !item.entity.table.isIdentifiable {
+        for item in deletes + updates + inserts where item.entity.table.readOnlyReason != nil {
+            failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .readOnlyTable, value: nil))
+        }
+        for item in deletes + updates where !item.entity.table.isIdentifiable && item.entity.table.readOnlyReason == nil {
             failures.append(ValidationFailure(objectID: item.id, field: nil, rule: .readOnlyTable, value: nil))
         }
         for item in deletes where item.entity.table.view?.delete == false {

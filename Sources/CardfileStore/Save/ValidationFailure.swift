@@ -32,6 +32,9 @@ public struct ValidationFailure: Hashable, Sendable {
         case viewNotWritable(ViewWrites.Kind)
         /// The database ignored the record (a trigger's `RAISE(IGNORE)`).
         case ignoredByDatabase
+        /// The database's type refused the value, in its own words (PostgreSQL's
+        /// `invalid input value for enum tier: "7.5"`).
+        case refusedValue(reason: String)
     }
 
     public let objectID: ObjectID

@@ -39,6 +39,9 @@ public struct TableSchema: Hashable, Sendable {
     /// What a select list reads each key term with (``PrimaryKey/keyExpressions``, or a key
     /// column as the engine reads that column).
     let keyReadExpressions: [String]
+    /// Why the engine lets no record of it be changed, in words for the status bar (a
+    /// PostgreSQL materialized view, a table without a primary key); nil when it may.
+    public let readOnlyReason: String?
     /// The SQL of the engine the table lives in: every statement about it is built for it.
     package let dialect: any SQLDialect
 
@@ -51,7 +54,7 @@ public struct TableSchema: Hashable, Sendable {
         self.init(
             name: name, columns: columns, primaryKey: primaryKey, uniqueIndexes: uniqueIndexes, indexes: indexes,
             foreignKeys: foreignKeys, checks: checks, isWithoutRowid: isWithoutRowid, isStrict: isStrict, view: view,
-            source: source, dialect: SQLiteDialect(), quotedName: nil)
+            source: source, dialect: SQLiteDialect(), quotedName: nil, readOnlyReason: nil)
     }
 
     /// A table of another engine: its statements are built for `dialect`, and name it as
@@ -61,9 +64,10 @@ public struct TableSchema: Hashable, Sendable {
         uniqueIndexes: [UniqueIndex] = [], indexes: [IndexDescription] = [],
         foreignKeys: [ForeignKeyDescription] = [], checks: [CheckConstraint] = [],
         isWithoutRowid: Bool = false, isStrict: Bool = false, view: ViewWrites? = nil, source: String? = nil,
-        dialect: any SQLDialect, quotedName: String?
+        dialect: any SQLDialect, quotedName: String?, readOnlyReason: String?
     ) {
         self.dialect = dialect
+        self.readOnlyReason = readOnlyReason
         self.view = view
         self.source = source
         self.name = name
