@@ -36,6 +36,29 @@ struct ConflictDialogTests {
         try harness.diskText("SELECT name || '/' || ifnull(age, 'NULL') || '/' || ifnull(notes, 'NULL') FROM cards WHERE id = 1") ?? ""
     }
 
+    /// A save the database refused re-reads the record under the form; an edit made after it
+    /// still starts from what the form showed, so a field changed elsewhere meanwhile (and
+    /// never shown) is met as a conflict, not overwritten. (A review found the edit starting
+    /// from the re-read value: "Theirs" was silently replaced.)
+    @Test func anEditAfterARefusedSaveStartsFromWhatTheFormShowed() throws {
+        let harness = try AppHarness()
+        try harness.press(KeyEvent(.enter))                                 // Ada, on name
+        try LiveRefreshTests.outside(harness, "UPDATE cards SET name = 'Theirs' WHERE id = 1")
+        try harness.press(KeyEvent(.tab), KeyEvent(.tab))                   // age
+        try harness.press(.control("u"))
+        try harness.type("-5")
+        try harness.press(.control("s"))
+        #expect(harness.messageLine.contains("Not saved"), "\(harness.messageLine)")
+        try harness.press(.control("u"))
+        try harness.type("36")                                              // age as it was
+        try harness.press(KeyEvent(.backTab), KeyEvent(.backTab))           // name
+        try harness.press(.control("u"))
+        try harness.type("Mine")
+        try harness.press(.control("s"))
+        #expect(try Self.row(harness) == "Theirs/36/first", "their name is not overwritten")
+        #expect(harness.screen.contains("Changed elsewhere: cards › 1") || harness.screen.contains("changed elsewhere"), "\(harness.screen)")
+    }
+
     @Test func theDialogShowsOriginalMineAndTheirs() throws {
         let harness = try Self.conflicted()
         let screen = harness.screen

@@ -96,9 +96,18 @@ final class EditSession {
     }
 
     /// Sets one field (beginning the insert of a new record) and restarts the autosave delay.
-    func set(_ field: String, to value: Value, now: ContinuousClock.Instant) throws(StoreError) {
+    ///
+    /// `shown` is the value the form showed for the field: a first edit starts from it, not
+    /// from what the editor holds now, which may have moved without the form being told (a
+    /// refused save reads the record again under it). A field changed elsewhere meanwhile is
+    /// then met at the save as a conflict (Original / Mine / Theirs), never overwritten.
+    func set(_ field: String, to value: Value, shown: Value? = nil, now: ContinuousClock.Instant) throws(StoreError) {
         if let id {
-            try editor.update(id, values: [field: value])
+            if let shown, !(record()?.changedFields.contains(field) ?? true) {
+                try editor.update(id, values: [field: value], startingFrom: [field: shown])
+            } else {
+                try editor.update(id, values: [field: value])
+            }
         } else {
             id = try editor.insert(into: table.name, values: [field: value])
         }

@@ -20,6 +20,9 @@ struct FieldModel {
     var theirs: Value?
     /// The value as loaded, which decides how text becomes a value in an untyped column.
     var original: Value = .null
+    /// The stored value the form last showed (at load, after a save, or on news from
+    /// elsewhere); undo does not move it. A first edit starts from it (see ``EditSession``).
+    var shown: Value = .null
 
     var name: String { column.name }
     var text: String { isMultiline ? area.text : field.text }
@@ -36,6 +39,7 @@ struct FieldModel {
         let text = ValueText.editable(value)
         guard isNull == value.isNull, self.text == text, isMultiline == text.contains("\n") else { return show(value, width: width) }
         original = value
+        shown = value
     }
 
     /// Shows `value` in a field `width` cells wide, the cursor at the end of the text, or at
@@ -43,6 +47,7 @@ struct FieldModel {
     /// cannot be edited (nothing is typed at its end).
     mutating func show(_ value: Value, width: Int) {
         original = value
+        shown = value
         isNull = value.isNull
         if case .blob = value { readOnlyReason = readOnlyReason ?? "a blob is shown by its size and first bytes, not edited" }
         let text = ValueText.editable(value)

@@ -409,7 +409,7 @@ final class FormScreen {
     private func push(recording previous: FieldModel? = nil, kind: FormHistory.Kind = .single, now: ContinuousClock.Instant) -> Outcome {
         let field = fields[focus]
         do {
-            try session.set(field.name, to: field.value, now: now)
+            try session.set(field.name, to: field.value, shown: field.shown, now: now)
         } catch {
             if let previous { fields[focus] = previous }
             if case .noSuchObject = error { return .refused("This record was deleted elsewhere, so it cannot be edited. Esc goes back.") }
