@@ -21,7 +21,7 @@ struct ContainerTests {
         }
     }
 
-    static func place() throws -> Place {
+    static func place(busyTimeout: TimeInterval = 5) throws -> Place {
         let server = try PostgresTestServer.current()
         let database = try server.makeDatabase()
         try server.psql(database, """
@@ -29,7 +29,7 @@ struct ContainerTests {
             INSERT INTO items (name, qty, price, seen) VALUES ('apple', 3, 1.50, '2026-01-02'), ('pear', 0, NULL, NULL), ('fig', 7, 12.00, '2026-03-04');
             """)
         let engine = try PostgresEngine(try server.location(database))
-        return Place(server: server, database: database, engine: engine, container: try Container(engine: engine))
+        return Place(server: server, database: database, engine: engine, container: try Container(engine: engine, options: StoreOptions(busyTimeout: busyTimeout)))
     }
 
     static func id(_ number: Int64) -> ObjectID { ObjectID(table: "items", primaryKey: [.integer(number)]) }
@@ -96,6 +96,100 @@ struct ContainerTests {
         try other.update(Self.id(2), values: ["qty": .integer(4)])
         let gone = try #require(conflicts { () throws(StoreError) in try other.save() }.first)
         #expect(gone.kind == MergeConflict.Kind.updateDelete)
+    }
+
+    /// What the server stored is what the context holds after a save: PostgreSQL's input
+    /// functions rewrite values (a date typed `2026-2-1` is `2026-02-01`), so the written row
+    /// comes back through RETURNING; a later edit of another field is no conflict.
+    @Test func aSavedRecordHoldsWhatTheServerStored() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        let view = place.container.viewContext
+        try view.update(Self.id(1), values: ["seen": .text("2026-2-1")])
+        try view.save()
+        #expect(try view.record(for: Self.id(1))?["seen"] == .text("2026-02-01"))
+        try view.update(Self.id(1), values: ["price": .decimal("3.5")])
+        try view.save()
+        #expect(try view.record(for: Self.id(1))?["price"] == .decimal("3.50"))
+        try view.update(Self.id(1), values: ["qty": .integer(4)])
+        try view.save()
+        #expect(try place.psql("SELECT seen || ' ' || price || ' ' || qty FROM items WHERE id = 1") == "2026-02-01 3.50 4")
+    }
+
+    /// A row another client holds locked in an open transaction is waited for the busy
+    /// timeout, then the save fails as busy, keeping its edits; once the lock is gone it saves.
+    @Test func aLockedRowMakesTheSaveBusyNotFrozen() throws {
+        let place = try Self.place(busyTimeout: 0.3)
+        defer { place.close() }
+        let holder = try PostgresSession.open(try place.server.location(place.database))
+        defer { holder.close() }
+        try holder.run("BEGIN")
+        try holder.run("UPDATE items SET qty = 100 WHERE id = 1")
+        let view = place.container.viewContext
+        try view.update(Self.id(1), values: ["name": .text("waited")])
+        let started = ContinuousClock.now
+        var busy = false
+        do {
+            try view.save()
+        } catch {
+            busy = error == .busy
+        }
+        #expect(busy)
+        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(view.hasChanges)
+        try holder.run("ROLLBACK")
+        try view.save()
+        #expect(try place.psql("SELECT name FROM items WHERE id = 1") == "waited")
+    }
+
+    /// The server ends every connection of the editor: a poll says everything changed (what
+    /// was committed meanwhile was not announced), reads and saves open new connections, and
+    /// the change feed announces again.
+    @Test func connectionsEndedByTheServerAreOpenedAgain() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        let owner = try PostgresSession.open(try place.server.location(place.database))
+        defer { owner.close() }
+        _ = try NotifySetup(session: owner).install([try PostgresCatalog(session: owner).describe(try #require(try PostgresCatalog(session: owner).relation(named: "items")))])
+        let view = place.container.viewContext
+        _ = try view.record(for: Self.id(1))
+        _ = try place.psql("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'")
+        _ = try place.psql("UPDATE items SET price = 9.99 WHERE id = 1")
+        // (The client notices its ended connections as the server closes them.)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(try place.container.checkForExternalChanges())
+        try view.processPendingChanges()
+        #expect(try view.record(for: Self.id(1))?["price"] == .decimal("9.99"))
+        try view.update(Self.id(1), values: ["qty": .integer(11)])
+        try view.save()
+        #expect(try place.psql("SELECT qty FROM items WHERE id = 1") == "11")
+        _ = try place.psql("UPDATE items SET qty = 12 WHERE id = 3")
+        #expect(try place.container.checkForExternalChanges())
+        #expect(try !place.container.checkForExternalChanges())
+    }
+
+    /// What a save's cascade changes shows too: the feed announces our own commits as well.
+    @Test func aCascadeOfOurOwnSaveShows() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        _ = try place.psql("CREATE TABLE parts (id int PRIMARY KEY, item int REFERENCES items(id) ON DELETE CASCADE); INSERT INTO parts VALUES (1, 1), (2, 1), (3, 3)")
+        let engine = try PostgresEngine(try place.server.location(place.database))
+        defer { engine.close() }
+        let owner = try PostgresSession.open(try place.server.location(place.database))
+        defer { owner.close() }
+        let catalog = PostgresCatalog(session: owner)
+        _ = try NotifySetup(session: owner).install(try ["items", "parts"].map { try catalog.describe(try #require(try catalog.relation(named: $0))) })
+        let container = try Container(engine: engine)
+        let view = container.viewContext
+        let parts = try LiveQuery(context: view, spec: LiveQuerySpec(table: "parts"), height: 10)
+        #expect(parts.window.rows.count == 3)
+        try view.delete(Self.id(1))
+        try view.save()
+        #expect(try container.checkForExternalChanges())
+        _ = try parts.update(now: .now, immediately: true)
+        try parts.waitForBackgroundWork()
+        _ = try parts.update(now: .now + .seconds(1), immediately: true)
+        #expect(parts.window.rows.map { $0.values[0] } == [.integer(3)])
     }
 
     /// A save refused by the database learns nothing silently: a field changed elsewhere that

@@ -93,11 +93,16 @@ struct TwoWriterFuzzTests {
             },
             write: { id, sets, elsewhere, b in
                 try other.run("BEGIN")
-                for (field, value) in sets {
-                    _ = try session.execute("UPDATE cards SET \(field) = ? WHERE id = ?", [value, .integer(id)])
+                do {
+                    for (field, value) in sets {
+                        _ = try session.execute("UPDATE cards SET \(field) = ? WHERE id = ?", [value, .integer(id)])
+                    }
+                    _ = try session.execute("UPDATE cards SET b = ? WHERE id = ? AND id != ?", [b, .integer(elsewhere), .integer(id)])
+                    try other.run("COMMIT")
+                } catch {
+                    try? other.run("ROLLBACK")
+                    throw error
                 }
-                _ = try session.execute("UPDATE cards SET b = ? WHERE id = ? AND id != ?", [b, .integer(elsewhere), .integer(id)])
-                try other.run("COMMIT")
             },
             tool: { id, sets, elsewhere, b in _ = try server.psql(database, Self.updates(id, sets, elsewhere, b)) },
             realsOnly: true,

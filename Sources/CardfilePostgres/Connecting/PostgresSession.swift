@@ -49,6 +49,8 @@ public final class PostgresSession: Sendable {
 
     /// Every row `query` returns, read whole. For catalog reads and other small answers.
     public func rows(_ query: PostgresQuery) throws(PostgresProblem) -> [PostgresRow] {
+        // (A query on a connection the server has ended may never be answered.)
+        if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
         do {
             return try connection.query(query, logger: logger).wait().rows
         } catch {
@@ -59,6 +61,7 @@ public final class PostgresSession: Sendable {
     /// Runs a statement; returns how many rows it inserted, changed or deleted (its command
     /// tag's count; 0 for a statement without one).
     public func execute(_ query: PostgresQuery) throws(PostgresProblem) -> Int {
+        if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
         do {
             return try connection.query(query, logger: logger).wait().metadata.rows ?? 0
         } catch {

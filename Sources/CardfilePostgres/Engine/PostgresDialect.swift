@@ -14,6 +14,8 @@ package struct PostgresDialect: SQLDialect {
     package var alwaysFalse: String { "FALSE" }
     package var same: String { "IS NOT DISTINCT FROM" }
     package var unlimited: Value { .null }
+    package var lockForWrite: String { " FOR UPDATE" }
+    package var storesValuesAsGiven: Bool { false }
 
     /// Cast to the column's base type, which ``PostgresTableDescription/tableSchema`` keeps
     /// as the declared type.

@@ -1,6 +1,7 @@
 import CardfileStore
 import Foundation
 import NIOConcurrencyHelpers
+import PostgresNIO
 
 /// PostgreSQL as a container's engine: a few connections to one database, the search path's
 /// tables and views as the store's schema, reads and write transactions on sessions of their
@@ -9,19 +10,21 @@ import NIOConcurrencyHelpers
 /// - Writes go one at a time through one connection, each a transaction.
 /// - Reads take a free connection of their own (opening one more, up to ``maxReaders``), so a
 ///   long scan in the background never holds up a page on the screen or a save.
-package final class PostgresEngine: StoreEngine {
+package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`writer` is touched only under `writing`.)
     package let location: String
     package var name: String { "PostgreSQL" }
     package static let maxReaders = 3
 
     private let place: PostgresLocation
-    private let writer: PostgresSession
+    /// The writing connection; opened again when it was lost (a write then starts afresh).
+    private var writer: PostgresSession
     private let writing = NSLock()
     private let readers: NSCondition
     private let pool: Pool
-    /// Other connections' commits, announced by `cardfile pg-setup`'s triggers (nothing is
-    /// announced without them).
-    private let feed: PostgresChangeFeed
+    /// Commits, announced by `cardfile pg-setup`'s triggers (nothing is announced without
+    /// them): other connections' and ours, which names what our writes' cascades and triggers
+    /// changed too. Opened again when its connection was lost.
+    private let feed: NIOLockedValueBox<PostgresChangeFeed?>
     /// The store's names of the tables, by schema and name (made by ``readSchema()``).
     private let names = NIOLockedValueBox([PendingChanges.QualifiedName: String]())
 
@@ -39,8 +42,7 @@ package final class PostgresEngine: StoreEngine {
         readers = NSCondition()
         pool = Pool()
         do {
-            feed = try PostgresChangeFeed(location: place) {}
-            feed.ignore(backend: try writer.backend())
+            feed = NIOLockedValueBox(try PostgresChangeFeed(location: place) {})
         } catch {
             writer.close()
             throw error
@@ -54,8 +56,10 @@ package final class PostgresEngine: StoreEngine {
         pool.free = []
         readers.unlock()
         for session in open { session.close() }
-        feed.close()
+        feed.withLockedValue { $0?.close() }
+        writing.lock()
         writer.close()
+        writing.unlock()
     }
 
     /// Every table and view of the search path (in path order, as the catalog lists them),
@@ -79,10 +83,27 @@ package final class PostgresEngine: StoreEngine {
     /// What the feed announced since the last call, by table. A lost feed connection counts
     /// as every table changed (what was committed meanwhile was not announced).
     package func changedElsewhere() throws -> Set<String> {
-        try feed.catchUp()
-        let changes = feed.drain()
         let known = names.withLockedValue { $0 }
-        if changes.connectionLost { return Set(known.values) }
+        let changes: PendingChanges? = feed.withLockedValue { feed in
+            guard let current = feed else { return nil }
+            do {
+                try current.catchUp()
+            } catch {
+                return nil
+            }
+            let changes = current.drain()
+            return changes.connectionLost ? nil : changes
+        }
+        guard let changes else {
+            // The feed's connection is gone: what was committed meanwhile was not announced.
+            // Everything is read again, and a new feed listens from now on (when the server
+            // answers; the next poll tries again otherwise).
+            feed.withLockedValue { feed in
+                feed?.close()
+                feed = try? PostgresChangeFeed(location: place) {}
+            }
+            return Set(known.values)
+        }
         return Set(changes.tables.keys.compactMap { known[$0] })
     }
 
@@ -92,14 +113,23 @@ package final class PostgresEngine: StoreEngine {
         return try body(PostgresEngineSession(session))
     }
 
-    package func write<T>(_ body: (any EngineSession) throws -> T) throws -> T {
+    /// One transaction on the writing connection, opened again first when it was lost. A row
+    /// lock held elsewhere is waited for `lockWait` (`lock_timeout`), then the write fails as
+    /// busy.
+    package func write<T>(lockWait: Duration, _ body: (any EngineSession) throws -> T) throws -> T {
         writing.lock()
         defer { writing.unlock() }
+        if writer.connection.isClosed { writer = try PostgresSession.open(place) }
         try writer.run("BEGIN")
         do {
+            let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
+            try writer.run(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"))
             let result = try body(PostgresEngineSession(writer, inTransaction: true))
             try writer.run("COMMIT")
             return result
+        } catch PostgresProblem.refused(_, _, "55P03") {
+            try? writer.run("ROLLBACK")
+            throw StoreError.busy
         } catch {
             try? writer.run("ROLLBACK")
             throw error
@@ -109,7 +139,12 @@ package final class PostgresEngine: StoreEngine {
     private func takeReader() throws(PostgresProblem) -> PostgresSession {
         readers.lock()
         while pool.free.isEmpty && pool.count >= Self.maxReaders { readers.wait() }
-        if let session = pool.free.popLast() {
+        // (A connection the server ended is dropped: the next one, or a new one, serves.)
+        while let session = pool.free.popLast() {
+            if session.connection.isClosed {
+                pool.count -= 1
+                continue
+            }
             readers.unlock()
             return session
         }
@@ -126,9 +161,11 @@ package final class PostgresEngine: StoreEngine {
         }
     }
 
+    /// Returns a reading connection to the pool; one that was lost is dropped (the next read
+    /// opens another).
     private func giveBack(_ session: PostgresSession) {
         readers.lock()
-        pool.free.append(session)
+        if session.connection.isClosed { pool.count -= 1 } else { pool.free.append(session) }
         readers.signal()
         readers.unlock()
     }

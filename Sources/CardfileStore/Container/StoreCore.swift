@@ -297,7 +297,7 @@ final class StoreCore: Sendable {
         }
         defer { writeGate.leave() }
         var note = WriteAnnotation(origin: origin)
-        let result = try engine.write { session in try body(session, &note) }
+        let result = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout) { session in try body(session, &note) }
         // No hook names what the engine's triggers or cascades changed: the event is what the
         // code wrote, and every table a change can reach silently is invalidated.
         let schema = self.schema

@@ -32,6 +32,15 @@ package protocol SQLDialect: Sendable {
     /// or of arrays for a key of several terms), or nil when the engine has no such form: for
     /// thousands of keys, where one placeholder each would not do.
     func keyInJSON(_ expressions: [String]) -> String?
+    /// Appended to a read of a row a write is about to decide on: locks the row until the
+    /// transaction ends (PostgreSQL's `FOR UPDATE`), so nothing commits between the read and the
+    /// write; empty where the transaction's write lock already does (SQLite).
+    var lockForWrite: String { get }
+    /// True when the engine stores a value exactly as sent when its column's affinity keeps
+    /// it (SQLite): a save may then skip reading the written row back. PostgreSQL's input
+    /// functions rewrite values (`2026-2-1` is stored as `2026-02-01`), so its rows always
+    /// come back through RETURNING.
+    var storesValuesAsGiven: Bool { get }
     /// What `LIMIT ?` is given for "no limit".
     var unlimited: Value { get }
     /// The select-list entry reading `column` as a ``Value`` (under its own name).

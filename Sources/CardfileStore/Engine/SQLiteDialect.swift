@@ -7,6 +7,8 @@ package struct SQLiteDialect: SQLDialect {
     package var alwaysFalse: String { "0" }
     package var same: String { "IS" }
     package var unlimited: Value { .integer(-1) }
+    package var lockForWrite: String { "" }
+    package var storesValuesAsGiven: Bool { true }
 
     package func placeholder(for column: ColumnDescription) -> String { "?" }
 

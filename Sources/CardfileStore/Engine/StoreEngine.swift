@@ -23,6 +23,7 @@ package protocol StoreEngine: AnyObject, Sendable {
     func changedElsewhere() throws -> Set<String>
 
     /// Runs `body` in one write transaction, committed when it returns and rolled back when it
-    /// throws.
-    func write<T>(_ body: (any EngineSession) throws -> T) throws -> T
+    /// throws. A row another connection holds locked is waited for `lockWait` at most; then
+    /// the write fails with ``StoreError/busy`` (a save on the UI's loop never freezes it).
+    func write<T>(lockWait: Duration, _ body: (any EngineSession) throws -> T) throws -> T
 }

@@ -225,7 +225,7 @@ struct RootSave {
             // given, the written row is exactly `mine`: no need to read it back. Generated and
             // version columns, and values the column's affinity converts, need RETURNING;
             // triggers may change the row after the statement, so then it is re-read.
-            let known = entity.versionColumn == nil && !entity.hasGeneratedColumns
+            let known = entity.table.dialect.storesValuesAsGiven && entity.versionColumn == nil && !entity.hasGeneratedColumns
                 && changed.allSatisfy { entity.table.columns[$0].affinity.storesUnchanged(mine[$0]) }
             if known {
                 if try db.execute(entity.updateSQL(setting: changed, conditional: true, returning: false), arguments) > 0 {
@@ -328,7 +328,7 @@ struct RootSave {
     // MARK: - Conflicts
 
     func readRow(_ id: ObjectID, entity: Entity, db: any EngineSession) throws -> [Value]? {
-        let rows = try db.rows(SaveStatements.selectRow(entity), id.primaryKeyValues ?? [])
+        let rows = try db.rows(SaveStatements.selectRowForWrite(entity), id.primaryKeyValues ?? [])
         return rows.first.map { Array($0[entity.table.keyWidth...]) }
     }
 }

@@ -45,4 +45,11 @@ enum SaveStatements {
     static func selectRow(_ entity: Entity) -> String {
         "SELECT \(entity.table.selectList) FROM \(entity.table.fromSQL) WHERE \(entity.table.keyMatchSQL)"
     }
+
+    /// ``selectRow(_:)`` for a save about to write over the row: locked until the transaction
+    /// ends where the engine needs it (``SQLDialect/lockForWrite``), so the row merged is the
+    /// row written over.
+    static func selectRowForWrite(_ entity: Entity) -> String {
+        selectRow(entity) + entity.table.dialect.lockForWrite
+    }
 }
