@@ -116,6 +116,24 @@ struct ContainerTests {
         #expect(try place.psql("SELECT seen || ' ' || price || ' ' || qty FROM items WHERE id = 1") == "2026-02-01 3.50 4")
     }
 
+    /// A value the column's type refuses names its field, in the server's words, also when it
+    /// is the save's only record (the probe that finds the field runs inside the save's
+    /// transaction, which the refusal must not have aborted).
+    @Test func aValueTheTypeRefusesNamesItsField() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        let view = place.container.viewContext
+        try view.update(Self.id(1), values: ["seen": .text("not a date"), "name": .text("still apple?")])
+        let refused = failures { () throws(StoreError) in try view.save() }
+        #expect(refused.count == 1 && refused.first?.field == "seen", "\(refused)")
+        if case .refusedValue(let reason)? = refused.first?.rule {
+            #expect(reason.contains("invalid input syntax for type date"), "\(reason)")
+        } else {
+            Issue.record("not a refused value: \(refused)")
+        }
+        #expect(try place.psql("SELECT name FROM items WHERE id = 1") == "apple")
+    }
+
     /// A row another client holds locked in an open transaction is waited for the busy
     /// timeout, then the save fails as busy, keeping its edits; once the lock is gone it saves.
     @Test func aLockedRowMakesTheSaveBusyNotFrozen() throws {

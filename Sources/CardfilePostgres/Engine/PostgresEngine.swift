@@ -18,6 +18,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     private let place: PostgresLocation
     /// The writing connection; opened again when it was lost (a write then starts afresh).
     private var writer: PostgresSession
+    /// The `lock_timeout` set on the writer, in milliseconds (set again only when it changes).
+    private var writerLockWait: Int?
     private let writing = NSLock()
     private let readers: NSCondition
     private let pool: Pool
@@ -119,11 +121,17 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     package func write<T>(lockWait: Duration, _ body: (any EngineSession) throws -> T) throws -> T {
         writing.lock()
         defer { writing.unlock() }
-        if writer.connection.isClosed { writer = try PostgresSession.open(place) }
+        if writer.connection.isClosed {
+            writer = try PostgresSession.open(place)
+            writerLockWait = nil
+        }
+        let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
+        if writerLockWait != milliseconds {
+            try writer.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(milliseconds)"))
+            writerLockWait = milliseconds
+        }
         try writer.run("BEGIN")
         do {
-            let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
-            try writer.run(PostgresQuery(unsafeSQL: "SET LOCAL lock_timeout = \(milliseconds)"))
             let result = try body(PostgresEngineSession(writer, inTransaction: true))
             try writer.run("COMMIT")
             return result
