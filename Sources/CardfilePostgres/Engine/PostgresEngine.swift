@@ -67,19 +67,18 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// Every table and view of the search path (in path order, as the catalog lists them),
     /// each described; a table the user may not read is not listed.
     package func readSchema() throws -> DatabaseSchema {
-        try read { session in
-            guard let engine = session as? PostgresEngineSession else { return DatabaseSchema(tables: []) }
-            let catalog = PostgresCatalog(session: engine.session)
-            var tables: [TableSchema] = []
-            var named: [PendingChanges.QualifiedName: String] = [:]
-            for relation in try catalog.relations() {
-                let table = try catalog.describe(relation).tableSchema
-                tables.append(table)
-                named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
-            }
-            names.withLockedValue { $0 = named }
-            return DatabaseSchema(tables: tables)
+        let session = try takeReader()
+        defer { giveBack(session) }
+        let catalog = PostgresCatalog(session: session)
+        var tables: [TableSchema] = []
+        var named: [PendingChanges.QualifiedName: String] = [:]
+        for relation in try catalog.relations() {
+            let table = try catalog.describe(relation).tableSchema
+            tables.append(table)
+            named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
         }
+        names.withLockedValue { $0 = named }
+        return DatabaseSchema(tables: tables)
     }
 
     /// What the feed announced since the last call, by table. A lost feed connection counts

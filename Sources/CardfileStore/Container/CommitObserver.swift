@@ -98,17 +98,26 @@ final class CommitObserver: TransactionObserver, @unchecked Sendable {
                 invalidated.insert(table.name)
             }
         }
-        for table in touched {
-            invalidated.formUnion(schema.silentlyAffectedTables(by: table))
-        }
-        updated.subtract(inserted)
-        updated.subtract(deleted)
-        let event = ContextDidSave(
-            origin: note.origin, inserted: inserted, updated: updated, deleted: deleted,
-            permanentIDs: note.permanentIDs, invalidatedTables: invalidated)
-        if !event.isEmpty || !event.permanentIDs.isEmpty {
+        if let event = Self.event(
+            origin: note.origin, inserted: inserted, updated: updated, deleted: deleted, permanentIDs: note.permanentIDs,
+            invalidated: invalidated, touched: touched, schema: schema) {
             publish(event)
         }
+    }
+
+    /// A commit's event, nil when it names nothing: a row inserted or deleted is not also
+    /// updated, and every table a change to a `touched` table can reach silently (cascades,
+    /// triggers, views over it) is invalidated.
+    static func event(
+        origin: SaveOrigin, inserted: Set<ObjectID>, updated: Set<ObjectID>, deleted: Set<ObjectID>, permanentIDs: [ObjectID: ObjectID],
+        invalidated: Set<String>, touched: Set<String>, schema: DatabaseSchema
+    ) -> ContextDidSave? {
+        var invalidated = invalidated
+        for table in touched { invalidated.formUnion(schema.silentlyAffectedTables(by: table)) }
+        let event = ContextDidSave(
+            origin: origin, inserted: inserted, updated: updated.subtracting(inserted).subtracting(deleted), deleted: deleted,
+            permanentIDs: permanentIDs, invalidatedTables: invalidated)
+        return event.isEmpty && event.permanentIDs.isEmpty ? nil : event
     }
 
     func databaseDidRollback(_ db: Database) {

@@ -59,12 +59,7 @@ final class StoreCore: Sendable {
         self.readOnlyReason = readOnlyReason
         self.checkpointer = checkpointer
         self.journalMode = journalMode
-        let described = Dictionary(descriptions.map { ($0.table.lowercased(), $0) }, uniquingKeysWith: { $1 })
-        for name in described.keys where schema.table(named: name) == nil {
-            throw StoreError.noSuchTable(described[name]!.table)
-        }
-        self.descriptions = described
-        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:]), nil))
+        (self.descriptions, self.described) = try Self.describe(schema, descriptions)
         let schemas = self.described
         journal?.currentSchema.withLock { $0 = { schemas.value.schema } }
         // What SQLite opens: the path, or the URI of an immutable snapshot.
@@ -93,12 +88,18 @@ final class StoreCore: Sendable {
         monitor = nil
         commitObserver = nil
         defaultBusyTimeout = .milliseconds(Int64(busyTimeout * 1000))
+        (self.descriptions, self.described) = try Self.describe(schema, descriptions)
+    }
+
+    /// The descriptions by lowercased table name (each must name a table of `schema`), and the
+    /// schema with an entity for each table.
+    private static func describe(_ schema: DatabaseSchema, _ descriptions: [EntityDescription]) throws
+        -> ([String: EntityDescription], Locked<(schema: DatabaseSchema, entities: [String: Entity], version: Int?)>) {
         let described = Dictionary(descriptions.map { ($0.table.lowercased(), $0) }, uniquingKeysWith: { $1 })
         for name in described.keys where schema.table(named: name) == nil {
             throw StoreError.noSuchTable(described[name]!.table)
         }
-        self.descriptions = described
-        self.described = Locked((schema, try Self.entities(of: schema, descriptions: described, reusing: [:]), nil))
+        return (described, Locked((schema, try entities(of: schema, descriptions: described, reusing: [:]), nil)))
     }
 
     /// The entity for a table, found case-insensitively.
@@ -299,14 +300,12 @@ final class StoreCore: Sendable {
         var note = WriteAnnotation(origin: origin)
         let result = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout) { session in try body(session, &note) }
         // No hook names what the engine's triggers or cascades changed: the event is what the
-        // code wrote, and every table a change can reach silently is invalidated.
-        let schema = self.schema
-        var invalidated = note.invalidated
-        for table in Set(note.rowChanges.keys).union(note.invalidated) { invalidated.formUnion(schema.silentlyAffectedTables(by: table)) }
-        let event = ContextDidSave(
-            origin: note.origin, inserted: note.inserted, updated: note.updated.subtracting(note.inserted).subtracting(note.deleted),
-            deleted: note.deleted, permanentIDs: note.permanentIDs, invalidatedTables: invalidated)
-        if !event.isEmpty || !event.permanentIDs.isEmpty { bus.publish(event) }
+        // code wrote (the change feed brings the rest).
+        if let event = CommitObserver.event(
+            origin: note.origin, inserted: note.inserted, updated: note.updated, deleted: note.deleted, permanentIDs: note.permanentIDs,
+            invalidated: note.invalidated, touched: Set(note.rowChanges.keys).union(note.invalidated), schema: schema) {
+            bus.publish(event)
+        }
         return result
     }
 
