@@ -29,14 +29,24 @@ start_postgres() {
         --auth-local=trust --auth-host=scram-sha-256 -E UTF8 --locale=C.UTF-8 >"$postgres_root/initdb.log" 2>&1 || return 1
     for _ in 1 2 3 4 5; do
         port=$((40000 + RANDOM % 20000))
+        printf '%s' "-p $port -k $postgres_root -c listen_addresses=127.0.0.1 -c max_connections=200$settings" >"$postgres_root/options"
         if as_postgres "$bin/pg_ctl" -D "$postgres_data" -l "$postgres_root/server.log" -w -t 60 start \
-            -o "-p $port -k $postgres_root -c listen_addresses=127.0.0.1 -c max_connections=200$settings" >/dev/null 2>&1; then
+            -o "$(cat "$postgres_root/options")" >/dev/null 2>&1; then
             export CARDFILE_TEST_POSTGRES="postgres://cardfile:$password@127.0.0.1:$port/postgres"
             export CARDFILE_TEST_POSTGRES_SOCKET="$postgres_root"
             return 0
         fi
     done
     return 1
+}
+
+# restart_postgres ROOT starts again the server start_postgres made in ROOT, after it was
+# stopped or killed: same port, socket and settings (a test of a lost server does this).
+restart_postgres() {
+    postgres_root="$1"
+    postgres_data="$1/data"
+    as_postgres "$(postgres_bin)/pg_ctl" -D "$postgres_data" -l "$postgres_root/server.log" -w -t 60 start \
+        -o "$(cat "$postgres_root/options")" >/dev/null 2>&1
 }
 
 stop_postgres() {

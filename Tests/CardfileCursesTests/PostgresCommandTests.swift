@@ -106,7 +106,7 @@ struct PostgresCommandTests {
                                      arguments: [url, "--table", "books", "--autosave", "off"], tag: database)
         defer { second.close() }
         for session in [first, second] {
-            let screen = try session.waitFor { $0.contains("row 1 of 3") }
+            let screen = try session.waitFor { $0.contains("row 1 of 3") && $0.contains("live: notify") }
             #expect(!screen.contains(server.password), "no password on screen")
         }
 
@@ -139,6 +139,43 @@ struct PostgresCommandTests {
         try first.send(keys: ["Escape"])
         try server.psql(database, "UPDATE books SET title = 'Persuasion' WHERE id = 2")
         try first.waitFor { $0.contains("Persuasion") }
+    }
+
+    /// The server is killed (`kill -9`) while a form holds an edit: the status bar says so,
+    /// nothing freezes, leaving the form asks rather than drop the edit, and once the server is
+    /// started again the edit is saved by itself and the list shows what the server holds.
+    @Test func theServerKilledMidEditThenStartedAgainGetsTheEdit() throws {
+        let owned = try PrivatePostgresServer(settings: ["autovacuum=off"])
+        defer { owned.stop() }
+        try owned.server.psql("postgres", """
+            CREATE TABLE books (id int PRIMARY KEY, title text NOT NULL, year int);
+            INSERT INTO books VALUES (1, 'Dune', 1965), (2, 'Emma', 1815);
+            """)
+        let session = try TmuxSession(terminal: "xterm-256color", width: 100, height: 16, program: "cardfile",
+                                      arguments: [owned.server.url, "--table", "books", "--autosave", "1"], tag: "loss\(owned.server.port)")
+        defer { session.close() }
+        // No triggers: the list polls, and says so.
+        try session.waitFor { $0.contains("row 1 of 2") && $0.contains("live: polling") }
+        try session.send(keys: ["Enter"])
+        try session.waitFor { $0.contains("books › 1") }
+        try owned.kill()
+        try session.send(keys: ["C-u"])
+        try session.send(literal: "Dune Messiah")
+        // (The edit stays on screen, marked changed.)
+        try session.waitFor { $0.contains("server unreachable: retrying") && $0.contains("title ● Dune Messiah") }
+        // Leaving cannot save: it asks, and Cancel keeps the form and the edit.
+        try session.send(keys: ["Escape"])
+        try session.waitFor { $0.contains("Unsaved changes") && $0.contains("cannot be reached") }
+        try session.send(literal: "c")
+        try session.waitFor { !$0.contains("Unsaved changes") && $0.contains("Dune Messiah") }
+
+        try owned.start()
+        try session.waitFor { $0.contains("saved ") && !$0.contains("server unreachable") }
+        #expect(try owned.server.psql("postgres", "SELECT title FROM books WHERE id = 1") == "Dune Messiah")
+        // What another client committed meanwhile shows in the list too.
+        try owned.server.psql("postgres", "UPDATE books SET title = 'Persuasion' WHERE id = 2")
+        try session.send(keys: ["Escape"])
+        try session.waitFor { $0.contains("Persuasion") && $0.contains("Dune Messiah") && $0.contains("live: polling") }
     }
 
     /// `ps` shows every user the arguments of every process: the password is masked there from

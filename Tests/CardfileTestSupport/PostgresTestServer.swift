@@ -19,6 +19,13 @@ public struct PostgresTestServer: Sendable {
         public init(description: String) { self.description = description }
     }
 
+    public init(url: String, password: String, port: Int, socketFolder: String) {
+        self.url = url
+        self.password = password
+        self.port = port
+        self.socketFolder = socketFolder
+    }
+
     /// The server of this run; throws when there is none.
     public static func current() throws -> PostgresTestServer {
         let environment = ProcessInfo.processInfo.environment

@@ -195,6 +195,7 @@ extension CardfileApp {
             if let advice = list.live.indexAdvice { pieces.append((Self.indexHint(advice), 4, false)) }
             if let activity = list.activityText { pieces.append((activity, 5, false)) }
             if let sort = list.sortText { pieces.append((sort, 6, false)) }
+            if let live = Self.liveText(container.liveRefresh(of: list.table.name)) { pieces.append((live, 5, false)) }
         }
         var right = saveState(short: false)
         func bar() -> StatusBar {
@@ -213,11 +214,25 @@ extension CardfileApp {
         return bar()
     }
 
+    /// How the list hears others' commits, where that can differ (a server's tables): with
+    /// the server's announcements, or by looking again every second. Nothing for a file, or
+    /// while the server is unreachable (the save state says so).
+    static func liveText(_ refresh: LiveRefresh?) -> String? {
+        switch refresh {
+        case .announced?: return "live: notify"
+        case .polled?: return "live: polling"
+        case .unreachable?, nil: return nil
+        }
+    }
+
     /// The save state in words: modified, autosave in 1.4s, saved 14:02:11, or why it waits;
     /// `short` says it in a word or two, for a narrow status bar.
     func saveState(short: Bool = false) -> String {
         if let fileGone { return short ? "not saved" : fileGone == .replaced ? "file replaced: not saved" : "file deleted: not saved" }
         if let reason = shownReadOnlyReason { return short ? "read-only" : "read-only (\(reason))" }
+        if container.isServerUnreachable {
+            return short ? "offline" : "server unreachable: retrying"
+        }
         guard let session = form?.session else {
             return options.autosave.map { short ? "autosave" : "autosave \(Self.seconds($0))" } ?? "autosave off"
         }
@@ -225,6 +240,7 @@ extension CardfileApp {
         case .invalid?: return short ? "not saved" : "not saved: fix the fields in red"
         case .conflict?: return short ? "conflict" : session.autosaveDelay == nil ? "not saved: conflict" : "not saved: conflict, autosave paused"
         case .busy?: return short ? "busy" : "database busy: retrying"
+        case .unreachable?: return short ? "offline" : "server unreachable: retrying"
         case .failed?: return "not saved"
         case nil: break
         }

@@ -92,6 +92,9 @@ public final class CardfileApp {
     /// What happened to the database file, once the poll noticed it was replaced or deleted:
     /// from then on nothing is saved through its path and `:saveas` keeps the work.
     var fileGone: FileGone?
+    /// The server was found unreachable and the person was told (once per outage: the status
+    /// bar says it for as long as it lasts).
+    var toldServerLost = false
     /// The forms' change tokens when `:saveas` last wrote a copy: quitting asks nothing while
     /// they are unchanged.
     var copiedAtTokens: [UInt64]?
@@ -276,12 +279,22 @@ public final class CardfileApp {
         case .changed:
             guard fileGone == nil else { return }
             followSchema()
-            if let news = formsFollowTheirSource() {
+            let news = formsFollowTheirSource()
+            if let news {
                 let role: Role = if case .deleted = news { .conflict } else { .accent }
                 show(news.sentence, role: role, now: now)
             }
+            if toldServerLost, !container.isServerUnreachable {
+                // (The first check that answers after an outage reads everything again.)
+                toldServerLost = false
+                if news == nil { show("The server answers again: what it holds now is shown.", role: .success, now: now) }
+            }
         case .failed(let error):
             guard fileGone == nil else { return }
+            if case .serverUnreachable = error {
+                guard !toldServerLost else { return }
+                toldServerLost = true
+            }
             show(error.message, role: .error, now: now)
         }
     }

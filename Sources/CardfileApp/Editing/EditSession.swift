@@ -28,7 +28,18 @@ final class EditSession {
         case conflict([MergeConflict])
         /// The database was busy: the save is retried at the deadline.
         case busy
+        /// The database server could not be reached: the save is retried at the deadline, a
+        /// little later each time (``unreachableRetry(after:)``).
+        case unreachable(attempts: Int)
         case failed(String)
+
+        /// A pause that ends by itself: the save is tried again at the deadline.
+        var retries: Bool {
+            switch self {
+            case .busy, .unreachable: return true
+            case .invalid, .conflict, .failed: return false
+            }
+        }
     }
 
     enum Outcome: Equatable {
@@ -37,6 +48,8 @@ final class EditSession {
         case invalid([ValidationFailure])
         case conflict([MergeConflict])
         case busy
+        /// The server could not be reached (the store's words): tried again later.
+        case unreachable(String)
         case failed(String)
     }
 
@@ -47,6 +60,12 @@ final class EditSession {
 
     /// How long a busy database is left alone before the save is tried again.
     static let busyRetry: Duration = .milliseconds(500)
+
+    /// How long an unreachable server is left alone before the save is tried again, after
+    /// `attempts` tries that failed: half a second, doubling up to five seconds.
+    static func unreachableRetry(after attempts: Int) -> Duration {
+        min(.milliseconds(500) * (1 << min(max(attempts - 1, 0), 4)), .seconds(5))
+    }
 
     init(editor: ObjectContext, table: TableSchema, id: ObjectID?, autosaveDelay: Duration?) {
         self.editor = editor
@@ -117,9 +136,11 @@ final class EditSession {
     /// An edit happened: autosave waits its delay again, and a pause ends (the person may
     /// have fixed what stopped it).
     func edited(now: ContinuousClock.Instant) {
-        // A save that found the database busy stays asked for: its retry keeps its time.
-        let retry = pause == .busy ? deadline : nil
-        pause = retry == nil ? nil : .busy
+        // A save that found the database busy or the server gone stays asked for: its retry
+        // keeps its time.
+        let retrying = pause?.retries == true ? pause : nil
+        let retry = retrying == nil ? nil : deadline
+        pause = retry == nil ? nil : retrying
         deadline = [autosaveDelay.map { now + $0 }, retry].compactMap { $0 }.min()
         noteChanges()
         if !isModified {
@@ -137,11 +158,11 @@ final class EditSession {
     /// True when autosave should save now.
     func isDue(now: ContinuousClock.Instant) -> Bool {
         guard let deadline, now >= deadline else { return false }
-        return pause == nil || pause == .busy
+        return pause == nil || pause?.retries == true
     }
 
     /// Saves to disk. On failure every edit is kept; autosave pauses until the next edit (or,
-    /// for a busy database, retries after ``busyRetry``).
+    /// for a busy database or an unreachable server, tries again at a deadline of its own).
     @discardableResult
     func save(now: ContinuousClock.Instant, wallTime: Date) -> Outcome {
         defer { noteChanges() }
@@ -176,6 +197,11 @@ final class EditSession {
                 pause = .busy
                 deadline = now + Self.busyRetry
                 return .busy
+            case .serverUnreachable:
+                let attempts = if case .unreachable(let before)? = pause { before + 1 } else { 1 }
+                pause = .unreachable(attempts: attempts)
+                deadline = now + Self.unreachableRetry(after: attempts)
+                return .unreachable(error.message)
             default:
                 pause = .failed(error.message)
                 deadline = nil

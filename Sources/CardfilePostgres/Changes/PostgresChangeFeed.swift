@@ -129,8 +129,14 @@ public final class PostgresChangeFeed: Sendable {
     /// round trip on the feed's connection, whose answer the server sends after any
     /// notification waiting for it (and postgres-nio hands those to the listener first). A
     /// poll that must not miss a commit just made elsewhere calls this before ``drain()``.
-    public func catchUp() throws(PostgresProblem) {
-        try session.run("SELECT 1")
+    ///
+    /// Returns the server's snapshot as text (`txid_current_snapshot()`), which changes
+    /// whenever a transaction anywhere on the server starts or ends writing: a poller of
+    /// tables no trigger announces reads them again only then.
+    @discardableResult
+    public func catchUp() throws(PostgresProblem) -> String {
+        let rows = try session.rows("SELECT txid_current_snapshot()::text")
+        return (try? rows.first?.decode(String.self)) ?? ""
     }
 
     /// Everything announced since the last drain, coalesced per table; the feed starts empty again.

@@ -29,6 +29,25 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     private let feed: NIOLockedValueBox<PostgresChangeFeed?>
     /// The store's names of the tables, by schema and name (made by ``readSchema()``).
     private let names = NIOLockedValueBox([PendingChanges.QualifiedName: String]())
+    /// The tables whose commits the feed announces (`cardfile pg-setup`'s triggers are on
+    /// them), by the store's names; the others are polled.
+    private let announced = NIOLockedValueBox(Set<String>())
+    /// Whether the server answers, and when to try again when it does not.
+    private let reconnection = NIOLockedValueBox(Reconnection())
+    /// Polling for the tables without triggers (see ``changedElsewhere()``).
+    private let polling = NIOLockedValueBox(Polling())
+
+    /// How often the tables nothing announces are looked at again.
+    package static let pollInterval: Duration = .seconds(1)
+
+    /// The server's snapshot at the last poll, and when polled tables were last reported.
+    private struct Polling {
+        var snapshot: String?
+        /// A write committed since the polled tables were last reported: they are reported at
+        /// the next poll ``pollInterval`` after the last report.
+        var due = false
+        var reportedAt: ContinuousClock.Instant?
+    }
 
     /// The reading connections: the free ones, and how many there are in all.
     private final class Pool: @unchecked Sendable {
@@ -44,10 +63,71 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         readers = NSCondition()
         pool = Pool()
         do {
-            feed = NIOLockedValueBox(try PostgresChangeFeed(location: place) {})
+            let listening = try PostgresChangeFeed(location: place) {}
+            feed = NIOLockedValueBox(listening)
+            // Polling compares with the snapshot from before the first read.
+            polling.withLockedValue { $0.snapshot = try? listening.catchUp() }
         } catch {
             writer.close()
             throw error
+        }
+    }
+
+    /// True since the server was last found unreachable (a connection failed or was lost),
+    /// until a connection works again.
+    package var isUnreachable: Bool { reconnection.withLockedValue { $0.isUnreachable } }
+
+    /// True when the feed announces `table`'s commits; false when it is polled.
+    package func isAnnounced(_ table: String) -> Bool {
+        announced.withLockedValue { $0.contains(table) }
+    }
+
+    /// Opens a connection with `open`. While the server is unreachable this fails at once,
+    /// except for a `probe` at the pace ``Reconnection`` allows: only ``changedElsewhere()``
+    /// probes, off the UI's loop, so a save or a page never waits on a server that does not
+    /// answer (a connect may take the whole `connect_timeout`). The first probe that connects
+    /// ends the outage for every caller.
+    private func opening<T>(probe: Bool = false, _ open: () throws(PostgresProblem) -> T) throws -> T {
+        let now = ContinuousClock.now
+        if let reason = reconnection.withLockedValue({ $0.isUnreachable && !(probe && $0.mayTry(at: now)) ? $0.reason : nil }) {
+            throw StoreError.serverUnreachable(server: place.serverName, reason: reason)
+        }
+        let opened = try answering(open)
+        reconnection.withLockedValue { $0.answered() }
+        return opened
+    }
+
+    /// Runs `body`; see ``noted(_:)`` for what it throws.
+    private func answering<T>(_ body: () throws(PostgresProblem) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw noted(error)
+        }
+    }
+
+    /// `error`, or the store's ``StoreError/serverUnreachable(server:reason:)`` (which a save
+    /// retries) when it says the server is gone. That is noted: the status says so until a
+    /// connection works again, and a connection is tried again later each time one fails.
+    /// (Connections that end while an outage is known change nothing.)
+    private func noted(_ error: any Error) -> any Error {
+        guard let reason = Self.unreachableReason(error) else { return error }
+        let now = ContinuousClock.now
+        reconnection.withLockedValue { if !$0.isUnreachable || $0.mayTry(at: now) { $0.failed(reason, at: now) } }
+        return StoreError.serverUnreachable(server: place.serverName, reason: reason)
+    }
+
+    /// Why `error` says the server cannot be reached now; nil for any other refusal. A server
+    /// shutting down, crashing or still starting up (class 57P) counts, as does a connection
+    /// exception (class 08).
+    static func unreachableReason(_ error: any Error) -> String? {
+        switch error as? PostgresProblem {
+        case .unreachable(_, let reason)?, .connectionLost(_, let reason)?:
+            return reason
+        case .refused(let message, _, let state)? where state.hasPrefix("57P") || state.hasPrefix("08"):
+            return message
+        default:
+            return nil
         }
     }
 
@@ -72,47 +152,84 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         let catalog = PostgresCatalog(session: session)
         var tables: [TableSchema] = []
         var named: [PendingChanges.QualifiedName: String] = [:]
-        for relation in try catalog.relations() {
-            let table = try catalog.describe(relation).tableSchema
-            tables.append(table)
-            named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
+        var heard = Set<String>()
+        try answering { () throws(PostgresProblem) in
+            let withTriggers = try NotifySetup(session: session).announcedTables()
+            for relation in try catalog.relations() {
+                let table = try catalog.describe(relation).tableSchema
+                tables.append(table)
+                named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
+                if withTriggers.contains(relation.oid) { heard.insert(table.name) }
+            }
         }
         names.withLockedValue { $0 = named }
+        announced.withLockedValue { $0 = heard }
         return DatabaseSchema(tables: tables)
     }
 
-    /// What the feed announced since the last call, by table. A lost feed connection counts
-    /// as every table changed (what was committed meanwhile was not announced).
+    /// What other connections (and our own writes' cascades) committed since the last call,
+    /// by table:
+    /// - the tables the feed announced;
+    /// - the tables nothing announces (no triggers; views), every ``pollInterval`` at most,
+    ///   when the server's snapshot shows that some transaction wrote since the last look
+    ///   (`txid_current_snapshot()`: its upper bound moves when a transaction starts writing,
+    ///   its list of running writers shrinks when one ends);
+    /// - every table once the server answers again after the feed's connection was lost
+    ///   (what was committed meanwhile was not announced).
+    ///
+    /// While the server cannot be reached this throws ``StoreError/serverUnreachable(server:reason:)``
+    /// at once, trying to connect again at the pace ``Reconnection`` allows.
     package func changedElsewhere() throws -> Set<String> {
         let known = names.withLockedValue { $0 }
-        let changes: PendingChanges? = feed.withLockedValue { feed in
-            guard let current = feed else { return nil }
-            do {
-                try current.catchUp()
-            } catch {
-                return nil
+        let heard = try feed.withLockedValue { feed throws -> (changes: PendingChanges, snapshot: String, everything: Bool) in
+            if let current = feed {
+                do {
+                    let snapshot = try answering { () throws(PostgresProblem) in try current.catchUp() }
+                    // (The server answers: a connection lost elsewhere may be opened again.)
+                    reconnection.withLockedValue { $0.answered() }
+                    let changes = current.drain()
+                    if !changes.connectionLost { return (changes, snapshot, false) }
+                } catch StoreError.serverUnreachable {
+                    // (Opened again below, at once the first time.)
+                }
+                current.close()
+                feed = nil
             }
-            let changes = current.drain()
-            return changes.connectionLost ? nil : changes
+            let fresh = try opening(probe: true) { () throws(PostgresProblem) in try PostgresChangeFeed(location: place) {} }
+            feed = fresh
+            return (PendingChanges(), try answering { () throws(PostgresProblem) in try fresh.catchUp() }, true)
         }
-        guard let changes else {
-            // The feed's connection is gone: what was committed meanwhile was not announced.
-            // Everything is read again, and a new feed listens from now on (when the server
-            // answers; the next poll tries again otherwise).
-            feed.withLockedValue { feed in
-                feed?.close()
-                feed = try? PostgresChangeFeed(location: place) {}
-            }
+        if heard.everything {
+            polling.withLockedValue { $0 = Polling(snapshot: heard.snapshot, due: false, reportedAt: .now) }
             return Set(known.values)
         }
-        return Set(changes.tables.keys.compactMap { known[$0] })
+        var tables = Set(heard.changes.tables.keys.compactMap { known[$0] })
+        let now = ContinuousClock.now
+        let pollNow = polling.withLockedValue { polling in
+            if polling.snapshot != heard.snapshot { polling.due = true }
+            polling.snapshot = heard.snapshot
+            guard polling.due, polling.reportedAt.map({ now >= $0 + Self.pollInterval }) ?? true else { return false }
+            polling.due = false
+            polling.reportedAt = now
+            return true
+        }
+        if pollNow {
+            let withTriggers = announced.withLockedValue { $0 }
+            tables.formUnion(known.values.filter { !withTriggers.contains($0) })
+        }
+        return tables
     }
 
     package func read<T>(_ body: (any EngineSession) throws -> T) throws -> T {
         let session = try takeReader()
         defer { giveBack(session) }
-        return try body(PostgresEngineSession(session))
+        do {
+            return try body(PostgresEngineSession(session))
+        } catch {
+            throw noted(error)
+        }
     }
+
 
     /// One transaction on the writing connection, opened again first when it was lost. A row
     /// lock held elsewhere is waited for `lockWait` (`lock_timeout`), then the write fails as
@@ -121,15 +238,19 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         writing.lock()
         defer { writing.unlock() }
         if writer.connection.isClosed {
-            writer = try PostgresSession.open(place)
+            writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
             writerLockWait = nil
         }
         let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
-        if writerLockWait != milliseconds {
-            try writer.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(milliseconds)"))
-            writerLockWait = milliseconds
+        do {
+            if writerLockWait != milliseconds {
+                try writer.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(milliseconds)"))
+                writerLockWait = milliseconds
+            }
+            try writer.run("BEGIN")
+        } catch {
+            throw noted(error)
         }
-        try writer.run("BEGIN")
         do {
             let result = try body(PostgresEngineSession(writer, inTransaction: true))
             try writer.run("COMMIT")
@@ -138,12 +259,15 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
             try? writer.run("ROLLBACK")
             throw StoreError.busy
         } catch {
+            // (On a lost connection the server rolled back already, or committed when it was
+            // the COMMIT that went unanswered: a save tried again then finds its own values
+            // and writes nothing twice.)
             try? writer.run("ROLLBACK")
-            throw error
+            throw noted(error)
         }
     }
 
-    private func takeReader() throws(PostgresProblem) -> PostgresSession {
+    private func takeReader() throws -> PostgresSession {
         readers.lock()
         while pool.free.isEmpty && pool.count >= Self.maxReaders { readers.wait() }
         // (A connection the server ended is dropped: the next one, or a new one, serves.)
@@ -158,7 +282,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         pool.count += 1
         readers.unlock()
         do {
-            return try PostgresSession.open(place)
+            return try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
         } catch {
             readers.lock()
             pool.count -= 1

@@ -231,6 +231,18 @@ public final class Container: Sendable {
     /// The database file's path.
     public var path: String { core.path }
 
+    /// How a list of `table` hears other connections' commits; nil for a SQLite file, whose
+    /// every commit is seen (the file is watched).
+    public func liveRefresh(of table: String) -> LiveRefresh? {
+        guard let engine = core.engine else { return nil }
+        if engine.isUnreachable { return .unreachable }
+        return engine.isAnnounced(table) ? .announced : .polled
+    }
+
+    /// True while the database server cannot be reached (never for a SQLite file): saves and
+    /// reads fail with ``StoreError/serverUnreachable(server:reason:)`` until it answers.
+    public var isServerUnreachable: Bool { core.engine?.isUnreachable ?? false }
+
     /// The user tables, as read when the file was opened and again when a statement (here or
     /// in another program) changed them (see ``run(_:cancellation:)``).
     public var schema: DatabaseSchema { core.schema }

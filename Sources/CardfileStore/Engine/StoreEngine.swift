@@ -22,6 +22,14 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// Cheap enough to call several times a second.
     func changedElsewhere() throws -> Set<String>
 
+    /// True when `table`'s commits by other connections are announced as they happen; false
+    /// when ``changedElsewhere()`` finds them by looking again now and then.
+    func isAnnounced(_ table: String) -> Bool
+
+    /// True from when the server was found unreachable (a connection failed or was lost)
+    /// until a connection works again. Cheap: no round trip.
+    var isUnreachable: Bool { get }
+
     /// Runs `body` in one write transaction, committed when it returns and rolled back when it
     /// throws. A row another connection holds locked is waited for `lockWait` at most; then
     /// the write fails with ``StoreError/busy`` (a save on the UI's loop never freezes it).

@@ -23,6 +23,8 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "\(Self.file(path)) is locked by another program. Close that program's transaction and open it again."
         case .busy:
             return "The database is busy: another program kept it locked for longer than the wait allows. Nothing was written and your changes are kept; save again to retry."
+        case .serverUnreachable(let server, let reason):
+            return "The server \(server) cannot be reached (\(reason)). Nothing was written and your changes are kept; they are saved when it answers again."
         case .busyReading:
             return "The database is locked by another program that is writing to it, so it could not be read just now. Nothing was changed; try again in a moment."
         case .lockedInProcess:

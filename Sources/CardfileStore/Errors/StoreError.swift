@@ -56,6 +56,10 @@ public enum StoreError: Error, Hashable, Sendable {
     /// A write waited longer than the busy timeout for another connection's lock. Nothing was
     /// written and every pending change is kept: the same save can be retried.
     case busy
+    /// The database server could not be reached, or the connection to it was lost (`reason`
+    /// says how). Nothing was written and every pending change is kept: the engine connects
+    /// again, waiting longer after each failure, and the same save can be retried.
+    case serverUnreachable(server: String, reason: String)
     /// A read waited longer than the busy timeout for another program's commit to a
     /// rollback-journal file (WAL readers never wait). Nothing changed; read again later.
     case busyReading
