@@ -33,7 +33,7 @@ public final class PrivatePostgresServer: @unchecked Sendable {
         _ = try Self.script("""
             # Every process of this server works in its data folder, the postmaster's children
             # too after it alone was killed (they each have a session of their own).
-            data="$(cd "$1/data" && pwd -P)"
+            data="$(cd "$1/data" && pwd -P)" && [ -n "$data" ] || { echo "no data folder in $1" >&2; exit 1; }
             ours() { for proc in /proc/[0-9]*; do [ "$(readlink "$proc/cwd" 2>/dev/null)" = "$data" ] && echo "${proc#/proc/}"; done; }
             killed="$(head -n 1 "$1/data/postmaster.pid" 2>/dev/null)"
             for _ in $(seq 1 200); do
@@ -47,6 +47,27 @@ public final class PrivatePostgresServer: @unchecked Sendable {
             for pid in $killed; do
                 for _ in $(seq 1 200); do [ -e "/proc/$pid" ] || break; sleep 0.05; done
             done
+            """, arguments: [root])
+    }
+
+    /// Stops every process of the server (SIGSTOP), as a paused machine or a cut network
+    /// would look: connections stay open and nothing answers. ``resume()`` lets them go on.
+    public func pause() throws {
+        try signalEveryProcess("STOP")
+    }
+
+    /// Lets the processes ``pause()`` stopped go on (SIGCONT).
+    public func resume() throws {
+        try signalEveryProcess("CONT")
+    }
+
+    private func signalEveryProcess(_ signal: String) throws {
+        _ = try Self.script("""
+            data="$(cd "$1/data" && pwd -P)" && [ -n "$data" ] || { echo "no data folder in $1" >&2; exit 1; }
+            for proc in /proc/[0-9]*; do
+                [ "$(readlink "$proc/cwd" 2>/dev/null)" = "$data" ] && kill -\(signal) "${proc#/proc/}" 2>/dev/null
+            done
+            true
             """, arguments: [root])
     }
 

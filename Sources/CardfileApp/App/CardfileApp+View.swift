@@ -230,7 +230,8 @@ extension CardfileApp {
     func saveState(short: Bool = false) -> String {
         if let fileGone { return short ? "not saved" : fileGone == .replaced ? "file replaced: not saved" : "file deleted: not saved" }
         if let reason = shownReadOnlyReason { return short ? "read-only" : "read-only (\(reason))" }
-        if container.isServerUnreachable {
+        // (A form's own pause says more when the person must act: fields to fix, a conflict.)
+        if container.isServerUnreachable, form?.session.pause?.retries ?? true {
             return short ? "offline" : "server unreachable: retrying"
         }
         guard let session = form?.session else {

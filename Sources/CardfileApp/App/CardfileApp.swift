@@ -287,13 +287,16 @@ public final class CardfileApp {
             if toldServerLost, !container.isServerUnreachable {
                 // (The first check that answers after an outage reads everything again.)
                 toldServerLost = false
+                screens.form?.session.serverAnswers(now: now)
                 if news == nil { show("The server answers again: what it holds now is shown.", role: .success, now: now) }
             }
         case .failed(let error):
             guard fileGone == nil else { return }
-            if case .serverUnreachable = error {
+            if case .serverUnreachable(let server, let reason) = error {
                 guard !toldServerLost else { return }
                 toldServerLost = true
+                show("The server cannot be reached; trying again (\(server): \(reason)).", role: .error, now: now)
+                return
             }
             show(error.message, role: .error, now: now)
         }

@@ -48,8 +48,8 @@ final class EditSession {
         case invalid([ValidationFailure])
         case conflict([MergeConflict])
         case busy
-        /// The server could not be reached (the store's words): tried again later.
-        case unreachable(String)
+        /// The server could not be reached (`where` says which, and why): tried again later.
+        case unreachable(where: String)
         case failed(String)
     }
 
@@ -149,6 +149,11 @@ final class EditSession {
         }
     }
 
+    /// The server answers again: a save waiting for it is tried now, not at its deadline.
+    func serverAnswers(now: ContinuousClock.Instant) {
+        if case .unreachable? = pause { deadline = now }
+    }
+
     /// Changes the autosave delay (nil: off), rescheduling what waits.
     func setAutosave(_ delay: Duration?, now: ContinuousClock.Instant) {
         autosaveDelay = delay
@@ -197,11 +202,11 @@ final class EditSession {
                 pause = .busy
                 deadline = now + Self.busyRetry
                 return .busy
-            case .serverUnreachable:
+            case .serverUnreachable(let server, let reason):
                 let attempts = if case .unreachable(let before)? = pause { before + 1 } else { 1 }
                 pause = .unreachable(attempts: attempts)
                 deadline = now + Self.unreachableRetry(after: attempts)
-                return .unreachable(error.message)
+                return .unreachable(where: "\(server): \(reason)")
             default:
                 pause = .failed(error.message)
                 deadline = nil

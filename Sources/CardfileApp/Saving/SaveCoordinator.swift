@@ -66,8 +66,9 @@ struct SaveCoordinator {
         case .busy:
             let why = circumstances.importHoldingTheLock.map { ": the all-or-nothing import of \($0) holds it until it ends." } ?? " (another program holds it)."
             report = Report(text: "The database is busy\(why) Your edits are kept; saving again shortly.", role: .warning, aboutAFailedSave: true)
-        case .unreachable(let message):
-            report = Report(text: "Not saved. \(message)", role: .warning, aboutAFailedSave: true)
+        case .unreachable(let place):
+            report = Report(text: "Not saved: the server cannot be reached; your edits are kept and saved when it answers (\(place)).",
+                            role: .warning, aboutAFailedSave: true)
         case .failed(let message):
             if let gone = circumstances.fileGone {
                 report = Report(text: CardfileApp.fileGoneNotice(gone), role: .error, sticky: true)

@@ -79,7 +79,7 @@ public struct PendingChanges: Sendable, Equatable {
 /// statements costs it one refresh. `wake` is called (on the event loop) when the first
 /// change after a drain arrives, for a loop to wake up.
 public final class PostgresChangeFeed: Sendable {
-    private let session: PostgresSession
+    let session: PostgresSession
     private let pending = NIOLockedValueBox(PendingChanges())
     private let context: NIOLockedValueBox<PostgresListenContext?> = NIOLockedValueBox(nil)
     private let ignored = NIOLockedValueBox(Set<Int32>())
@@ -87,8 +87,11 @@ public final class PostgresChangeFeed: Sendable {
     /// Opens the feed's connection and starts listening; what is committed from when this
     /// returns is announced. (An editor listens first and reads its window after, so nothing
     /// committed in between is missed.)
-    public init(location: PostgresLocation, wake: @escaping @Sendable () -> Void) throws(PostgresProblem) {
-        session = try PostgresSession.open(location)
+    ///
+    /// `answerWithin` bounds the wait for each answer on the feed's connection (see
+    /// ``PostgresSession/answerWithin``).
+    public init(location: PostgresLocation, answerWithin: Duration? = nil, wake: @escaping @Sendable () -> Void) throws(PostgresProblem) {
+        session = try PostgresSession.open(location, answerWithin: answerWithin)
         let (pending, ignored) = (self.pending, self.ignored)
         let listener = session.connection.addListener(channel: NotifySetup.channel) { _, notification in
             guard let change = PostgresChange.read(payload: notification.payload, backend: notification.backendPID),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
 import PostgresNIO
@@ -18,16 +19,29 @@ public final class PostgresSession: Sendable {
     public let location: PostgresLocation
     let connection: PostgresConnection
     let logger: Logger
+    /// How long an answer is waited for; then the connection is closed and taken for lost
+    /// (nil: as long as it takes). A server that stops answering without closing the
+    /// connection (paused, or cut off by the network) is found so.
+    let answerWithin: Duration?
+    private let silence = NIOLockedValueBox(false)
 
-    private init(location: PostgresLocation, connection: PostgresConnection, logger: Logger) {
+    /// True once a statement's answer did not come within ``answerWithin`` (the connection
+    /// was closed then).
+    var timedOut: Bool { silence.withLockedValue { $0 } }
+
+    private init(location: PostgresLocation, connection: PostgresConnection, logger: Logger, answerWithin: Duration?) {
         self.location = location
         self.connection = connection
         self.logger = logger
+        self.answerWithin = answerWithin
     }
 
     /// Connects and logs in. Throws ``PostgresProblem`` naming what failed: no answer, a refused
     /// login, no password, an unknown database, or encryption the server does not offer.
-    public static func open(_ location: PostgresLocation) throws(PostgresProblem) -> PostgresSession {
+    ///
+    /// `answerWithin` bounds the wait for each statement's answer (see ``answerWithin``);
+    /// connecting and logging in are bounded by the location's `connect_timeout` whatever it is.
+    public static func open(_ location: PostgresLocation, answerWithin: Duration? = nil) throws(PostgresProblem) -> PostgresSession {
         let logger = Logger(label: "cardfile.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let configuration: PostgresConnection.Configuration
         do {
@@ -37,14 +51,46 @@ public final class PostgresSession: Sendable {
         } catch {
             throw .encryptionFailed(server: location.serverName, reason: String(describing: error))
         }
+        let connecting = PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger)
+        // (postgres-nio bounds the TCP connection only: a server that accepts it and then says
+        // nothing would be waited for without end.)
+        guard Self.answered(connecting, within: location.connectTimeout) else {
+            connecting.whenSuccess { late in late.close().whenComplete { _ in _ = late } }
+            throw .unreachable(server: location.serverName, reason: "no answer within \(Self.seconds(location.connectTimeout))")
+        }
         do {
-            let connection = try PostgresConnection.connect(
-                on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger
-            ).wait()
-            return PostgresSession(location: location, connection: connection, logger: logger)
+            return PostgresSession(location: location, connection: try connecting.wait(), logger: logger, answerWithin: answerWithin)
         } catch {
             throw PostgresProblem(connecting: error, to: location)
         }
+    }
+
+    /// True when `future` completed within `limit` (always, for no limit).
+    private static func answered<T>(_ future: EventLoopFuture<T>, within limit: Duration?) -> Bool {
+        guard let limit else { return true }
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { _ in done.signal() }
+        let nanoseconds = limit.components.seconds * 1_000_000_000 + limit.components.attoseconds / 1_000_000_000
+        return done.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .success
+    }
+
+    /// `duration` in words ("5 seconds").
+    static func seconds(_ duration: Duration) -> String {
+        "\(duration.components.seconds) second\(duration.components.seconds == 1 ? "" : "s")"
+    }
+
+    /// Waits for a statement's answer, within ``answerWithin``: past it the connection is
+    /// closed (the statement then fails) and the wait ends as a lost connection.
+    private func waited<T>(_ future: EventLoopFuture<T>) throws -> T {
+        guard Self.answered(future, within: answerWithin) else {
+            silence.withLockedValue { $0 = true }
+            let connection = self.connection
+            connection.close().whenComplete { _ in _ = connection }
+            throw PostgresProblem.connectionLost(
+                server: location.serverName, reason: "no answer within \(Self.seconds(answerWithin ?? .zero))")
+        }
+        return try future.wait()
     }
 
     /// Every row `query` returns, read whole. For catalog reads and other small answers.
@@ -52,7 +98,9 @@ public final class PostgresSession: Sendable {
         // (A query on a connection the server has ended may never be answered.)
         if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
         do {
-            return try connection.query(query, logger: logger).wait().rows
+            return try waited(connection.query(query, logger: logger)).rows
+        } catch let problem as PostgresProblem {
+            throw problem
         } catch {
             throw PostgresProblem(running: error, on: location)
         }
@@ -63,7 +111,9 @@ public final class PostgresSession: Sendable {
     public func execute(_ query: PostgresQuery) throws(PostgresProblem) -> Int {
         if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
         do {
-            return try connection.query(query, logger: logger).wait().metadata.rows ?? 0
+            return try waited(connection.query(query, logger: logger)).metadata.rows ?? 0
+        } catch let problem as PostgresProblem {
+            throw problem
         } catch {
             throw PostgresProblem(running: error, on: location)
         }

@@ -49,21 +49,35 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         var reportedAt: ContinuousClock.Instant?
     }
 
-    /// The reading connections: the free ones, and how many there are in all.
+    /// The reading connections: the free ones, those in use, and how many there are in all.
     private final class Pool: @unchecked Sendable {
         var free: [PostgresSession] = []
+        var inUse: [ObjectIdentifier: PostgresSession] = [:]
         var count = 0
     }
+
+    /// The writer as last opened, for closing it from another thread when the server stops
+    /// answering (``abandonConnections()``); `writer` itself is touched only under `writing`.
+    private let currentWriter: NIOLockedValueBox<PostgresSession?>
+    /// Set by ``close()``: a feed put back after it is closed instead.
+    private let closed = NIOLockedValueBox(false)
+
+    /// How long the feed's poll waits for the server's answer before it takes the server for
+    /// gone (a trivial statement: any healthy server answers in milliseconds).
+    static let feedAnswerWithin: Duration = .seconds(5)
+    /// How long a write's statement is waited for: longer than any lock wait of a save.
+    static let writerAnswerWithin: Duration = .seconds(30)
 
     /// Connects (the writer at once; readers when first needed).
     package init(_ place: PostgresLocation) throws(PostgresProblem) {
         self.place = place
         location = place.description
-        writer = try PostgresSession.open(place)
+        writer = try PostgresSession.open(place, answerWithin: Self.writerAnswerWithin)
+        currentWriter = NIOLockedValueBox(writer)
         readers = NSCondition()
         pool = Pool()
         do {
-            let listening = try PostgresChangeFeed(location: place) {}
+            let listening = try PostgresChangeFeed(location: place, answerWithin: Self.feedAnswerWithin) {}
             feed = NIOLockedValueBox(listening)
             // Polling compares with the snapshot from before the first read.
             polling.withLockedValue { $0.snapshot = try? listening.catchUp() }
@@ -87,14 +101,31 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// probes, off the UI's loop, so a save or a page never waits on a server that does not
     /// answer (a connect may take the whole `connect_timeout`). The first probe that connects
     /// ends the outage for every caller.
+    /// While the server is known to be unreachable, a read or a write fails at once (even on
+    /// a connection that looks open: a server that stopped answering leaves it so); the poll
+    /// finds when it answers again.
+    private func failIfUnreachable() throws {
+        if let reason = reconnection.withLockedValue({ $0.reason }) {
+            throw StoreError.serverUnreachable(server: place.serverName, reason: reason)
+        }
+    }
+
     private func opening<T>(probe: Bool = false, _ open: () throws(PostgresProblem) -> T) throws -> T {
         let now = ContinuousClock.now
         if let reason = reconnection.withLockedValue({ $0.isUnreachable && !(probe && $0.mayTry(at: now)) ? $0.reason : nil }) {
             throw StoreError.serverUnreachable(server: place.serverName, reason: reason)
         }
-        let opened = try answering(open)
-        reconnection.withLockedValue { $0.answered() }
-        return opened
+        do {
+            let opened = try open()
+            reconnection.withLockedValue { $0.answered() }
+            return opened
+        } catch {
+            // Any failure to connect is paced: a login refused, too many clients, a server
+            // starting up are each asked again later, not every time a poll comes.
+            let reason = Self.unreachableReason(error) ?? error.message
+            reconnection.withLockedValue { if !$0.isUnreachable || $0.mayTry(at: now) { $0.failed(reason, at: now) } }
+            throw StoreError.serverUnreachable(server: place.serverName, reason: reason)
+        }
     }
 
     /// Runs `body`; see ``noted(_:)`` for what it throws.
@@ -133,15 +164,33 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
 
     /// Closes every connection.
     package func close() {
+        closed.withLockedValue { $0 = true }
         readers.lock()
         let open = pool.free
         pool.free = []
         readers.unlock()
         for session in open { session.close() }
-        feed.withLockedValue { $0?.close() }
+        feed.withLockedValue { feed in
+            feed?.close()
+            feed = nil
+        }
         writing.lock()
         writer.close()
         writing.unlock()
+    }
+
+    /// Ends every connection at once, those in use too, without waiting for any: the server
+    /// stopped answering, and a read or a save waiting on it (perhaps on the UI's loop) must
+    /// not wait any longer. Each fails as a lost connection; new ones are opened once the
+    /// server answers again.
+    private func abandonConnections() {
+        readers.lock()
+        let open = pool.free + Array(pool.inUse.values)
+        readers.unlock()
+        for session in open + [currentWriter.withLockedValue { $0 }].compactMap({ $0 }) {
+            let connection = session.connection
+            connection.close().whenComplete { _ in _ = connection }
+        }
     }
 
     /// Every table and view of the search path (in path order, as the catalog lists them),
@@ -172,8 +221,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// - the tables the feed announced;
     /// - the tables nothing announces (no triggers; views), every ``pollInterval`` at most,
     ///   when the server's snapshot shows that some transaction wrote since the last look
-    ///   (`txid_current_snapshot()`: its upper bound moves when a transaction starts writing,
-    ///   its list of running writers shrinks when one ends);
+    ///   (`txid_current_snapshot()`: a writing transaction that ends either leaves its list
+    ///   of running writers or, begun since, moves its upper bound);
     /// - every table once the server answers again after the feed's connection was lost
     ///   (what was committed meanwhile was not announced).
     ///
@@ -181,24 +230,53 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// at once, trying to connect again at the pace ``Reconnection`` allows.
     package func changedElsewhere() throws -> Set<String> {
         let known = names.withLockedValue { $0 }
-        let heard = try feed.withLockedValue { feed throws -> (changes: PendingChanges, snapshot: String, everything: Bool) in
-            if let current = feed {
-                do {
-                    let snapshot = try answering { () throws(PostgresProblem) in try current.catchUp() }
-                    // (The server answers: a connection lost elsewhere may be opened again.)
-                    reconnection.withLockedValue { $0.answered() }
-                    let changes = current.drain()
-                    if !changes.connectionLost { return (changes, snapshot, false) }
-                } catch StoreError.serverUnreachable {
-                    // (Opened again below, at once the first time.)
-                }
-                current.close()
-                feed = nil
-            }
-            let fresh = try opening(probe: true) { () throws(PostgresProblem) in try PostgresChangeFeed(location: place) {} }
-            feed = fresh
-            return (PendingChanges(), try answering { () throws(PostgresProblem) in try fresh.catchUp() }, true)
+        // The feed is taken out while it is used: connecting again may take the whole
+        // connect_timeout, and ``close()`` must not wait for that.
+        var current = feed.withLockedValue { feed in
+            defer { feed = nil }
+            return feed
         }
+        defer {
+            let keep = current
+            let kept = feed.withLockedValue { feed in
+                guard feed == nil, !closed.withLockedValue({ $0 }) else { return false }
+                feed = keep
+                return true
+            }
+            if !kept { keep?.close() }
+        }
+        var heard: (changes: PendingChanges, snapshot: String, everything: Bool)?
+        if let listening = current {
+            do {
+                let snapshot = try answering { () throws(PostgresProblem) in try listening.catchUp() }
+                // (The server answers: a connection lost elsewhere may be opened again.)
+                reconnection.withLockedValue { $0.answered() }
+                let changes = listening.drain()
+                if !changes.connectionLost { heard = (changes, snapshot, false) }
+            } catch StoreError.serverUnreachable {
+                // A server that answers nothing fails every read and save waiting on it now,
+                // rather than when each one's own wait ends. (Opened again below, at once the
+                // first time.)
+                if listening.session.timedOut { abandonConnections() }
+            }
+            if heard == nil {
+                listening.close()
+                current = nil
+            }
+        }
+        if heard == nil {
+            do {
+                let fresh = try opening(probe: true) { () throws(PostgresProblem) in
+                    try PostgresChangeFeed(location: place, answerWithin: Self.feedAnswerWithin) {}
+                }
+                current = fresh
+                heard = (PendingChanges(), try answering { () throws(PostgresProblem) in try fresh.catchUp() }, true)
+            } catch {
+                abandonConnections()
+                throw error
+            }
+        }
+        guard let heard else { return [] }
         if heard.everything {
             polling.withLockedValue { $0 = Polling(snapshot: heard.snapshot, due: false, reportedAt: .now) }
             return Set(known.values)
@@ -234,11 +312,13 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// One transaction on the writing connection, opened again first when it was lost. A row
     /// lock held elsewhere is waited for `lockWait` (`lock_timeout`), then the write fails as
     /// busy.
-    package func write<T>(lockWait: Duration, _ body: (any EngineSession) throws -> T) throws -> T {
+    package func write<T>(lockWait: Duration, oneStatement: Bool, _ body: (any EngineSession) throws -> T) throws -> T {
         writing.lock()
         defer { writing.unlock() }
+        try failIfUnreachable()
         if writer.connection.isClosed {
-            writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
+            writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place, answerWithin: Self.writerAnswerWithin) }
+            currentWriter.withLockedValue { $0 = writer }
             writerLockWait = nil
         }
         let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
@@ -247,27 +327,68 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                 try writer.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(milliseconds)"))
                 writerLockWait = milliseconds
             }
-            try writer.run("BEGIN")
+            if !oneStatement { try writer.run("BEGIN") }
         } catch {
             throw noted(error)
         }
+        // (With `oneStatement`, the session begins the transaction if a second statement comes.)
+        let deferred = oneStatement ? DeferredBegin() : nil
+        let begun = { deferred?.begun ?? true }
+        let written = WriteLog()
         do {
-            let result = try body(PostgresEngineSession(writer, inTransaction: true))
-            try writer.run("COMMIT")
+            let result = try body(PostgresEngineSession(writer, deferred: deferred, written: written))
+            guard begun() else { return result }
+            // An insert's transaction is named first: if the answer to COMMIT is lost, the
+            // server is asked whether it committed.
+            let transaction = written.inserted ? try writer.rows("SELECT txid_current()::text").first?.decode(String.self) : nil
+            do {
+                try writer.run("COMMIT")
+            } catch {
+                guard let transaction, Self.unreachableReason(error) != nil else { throw error }
+                _ = noted(error)
+                if try committed(transaction) { return result }
+                throw StoreError.serverUnreachable(server: place.serverName, reason: Self.unreachableReason(error) ?? "")
+            }
             return result
         } catch PostgresProblem.refused(_, _, "55P03") {
-            try? writer.run("ROLLBACK")
+            if begun() { try? writer.run("ROLLBACK") }
             throw StoreError.busy
         } catch {
             // (On a lost connection the server rolled back already, or committed when it was
             // the COMMIT that went unanswered: a save tried again then finds its own values
             // and writes nothing twice.)
-            try? writer.run("ROLLBACK")
+            if begun() { try? writer.run("ROLLBACK") }
             throw noted(error)
         }
     }
 
+    /// Whether `transaction` (a `txid_current()`) committed, asked on a connection of its own
+    /// after the answer to its COMMIT was lost. Throws ``StoreError/saveOutcomeUnknown(server:)``
+    /// when the server cannot be asked now.
+    private func committed(_ transaction: String) throws -> Bool {
+        var status: String?
+        do {
+            let asking = try PostgresSession.open(place, answerWithin: Self.feedAnswerWithin)
+            defer { asking.close() }
+            // (A transaction whose connection was lost ends soon: "in progress" is asked
+            // again for a moment.)
+            for attempt in 0..<20 {
+                if attempt > 0 { Thread.sleep(forTimeInterval: 0.1) }
+                status = try asking.rows(PostgresQuery(unsafeSQL: "SELECT txid_status(\(Int64(transaction) ?? 0))")).first?.decode(String?.self)
+                if status != "in progress" { break }
+            }
+        } catch {
+            throw StoreError.saveOutcomeUnknown(server: place.serverName)
+        }
+        switch status {
+        case "committed": return true
+        case "aborted": return false
+        default: throw StoreError.saveOutcomeUnknown(server: place.serverName)
+        }
+    }
+
     private func takeReader() throws -> PostgresSession {
+        try failIfUnreachable()
         readers.lock()
         while pool.free.isEmpty && pool.count >= Self.maxReaders { readers.wait() }
         // (A connection the server ended is dropped: the next one, or a new one, serves.)
@@ -276,13 +397,18 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                 pool.count -= 1
                 continue
             }
+            pool.inUse[ObjectIdentifier(session)] = session
             readers.unlock()
             return session
         }
         pool.count += 1
         readers.unlock()
         do {
-            return try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
+            let session = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
+            readers.lock()
+            pool.inUse[ObjectIdentifier(session)] = session
+            readers.unlock()
+            return session
         } catch {
             readers.lock()
             pool.count -= 1
@@ -296,6 +422,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// opens another).
     private func giveBack(_ session: PostgresSession) {
         readers.lock()
+        pool.inUse[ObjectIdentifier(session)] = nil
         if session.connection.isClosed { pool.count -= 1 } else { pool.free.append(session) }
         readers.signal()
         readers.unlock()

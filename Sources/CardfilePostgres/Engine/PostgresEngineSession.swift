@@ -20,24 +20,70 @@ package struct PostgresEngineSession: EngineSession {
     /// Transactions open on the session through this value (and its copies): the owner's
     /// (``inTransaction``) and those of scans running.
     private let open: OpenTransactions
+    /// The owner's transaction when it is begun only once a second statement comes (see
+    /// ``DeferredBegin``); nil when the owner began it, or runs none.
+    let deferred: DeferredBegin?
+    /// What the owner's write did so far (nil outside a write).
+    let written: WriteLog?
 
     /// A session on `session`; `inTransaction` when its owner has opened a transaction there
     /// (a scan's cursor then lives in it, and the scan does not commit it).
     package init(_ session: PostgresSession, inTransaction: Bool = false) {
         self.session = session
         self.open = OpenTransactions(count: inTransaction ? 1 : 0)
+        deferred = nil
+        written = nil
+    }
+
+    /// A session of a write: its transaction begun by its owner, or by `deferred` when needed;
+    /// `written` notes what it does.
+    init(_ session: PostgresSession, deferred: DeferredBegin?, written: WriteLog) {
+        self.session = session
+        self.open = OpenTransactions(count: deferred == nil ? 1 : 0)
+        self.deferred = deferred
+        self.written = written
     }
 
     package var dialect: any SQLDialect { PostgresDialect() }
 
     package func rows(_ sql: String, _ arguments: [Value]) throws -> [[Value]] {
-        try session.rows(Self.query(sql, arguments)).map(Self.values)
+        try beforeStatement(sql)
+        written?.note(sql)
+        let rows = try session.rows(Self.query(sql, arguments)).map(Self.values)
+        // (A write's RETURNING gives a row for each row it changed.)
+        deferred?.ran(changed: Self.isRead(sql) ? 0 : rows.count)
+        return rows
+    }
+
+    /// Begins the deferred transaction when `sql` may not run on its own: a statement after
+    /// the first, or one that locks rows (a lock outside a transaction ends with its
+    /// statement). A statement after a first that changed rows alone cannot join it in one
+    /// transaction any more: that is refused, as a mistake of the caller's.
+    private func beforeStatement(_ sql: String) throws {
+        guard let deferred, !deferred.begun else { return }
+        guard deferred.statements > 0 || sql.hasSuffix(PostgresDialect().lockForWrite) else { return }
+        guard deferred.changedAlone == 0 else {
+            throw PostgresProblem.refused(
+                message: "cardfile wrote one statement on its own and then had another to run in the same save; nothing more was written",
+                detail: nil, sqlState: "")
+        }
+        try session.run("BEGIN")
+        deferred.begun = true
+        open.count += 1
+    }
+
+    /// True for a statement that reads only (the store's reads start with SELECT; a locking
+    /// read changes nothing either).
+    static func isRead(_ sql: String) -> Bool {
+        sql.drop { $0 == " " || $0 == "\n" }.prefix(6).uppercased() == "SELECT"
     }
 
     /// Reads through a cursor, `scanBatch` rows at a time, in a transaction of its own when
     /// none is open; `cancellation` is asked between batches (the server's sort before the
     /// first batch runs to its end: the protocol's cancel request is not sent yet).
     package func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws {
+        try beforeStatement(sql)
+        deferred?.ran(changed: 0)
         // (Inside the owner's transaction, or the body of another scan: the cursor lives in
         // that one.)
         let own = open.count == 0
@@ -65,12 +111,34 @@ package struct PostgresEngineSession: EngineSession {
     }
 
     package func execute(_ sql: String, _ arguments: [Value]) throws -> Int {
-        try session.execute(Self.query(sql, arguments))
+        try beforeStatement(sql)
+        written?.note(sql)
+        let changed = try session.execute(Self.query(sql, arguments))
+        deferred?.ran(changed: changed)
+        return changed
     }
 
     /// A savepoint around `body`: an error inside rolls back to it, and the transaction goes
     /// on (PostgreSQL refuses every statement of a transaction after an error otherwise).
+    ///
+    /// Before a deferred transaction has begun no savepoint is needed: a statement that fails
+    /// on its own changes nothing, and a transaction begun inside `body` holds only `body`'s
+    /// statements, so it is rolled back whole (the next statement runs on its own again).
     package func attempt<T>(_ body: () throws -> T) throws -> T {
+        if let deferred, !deferred.begun {
+            do {
+                return try body()
+            } catch {
+                if deferred.begun {
+                    try session.run("ROLLBACK")
+                    deferred.begun = false
+                    open.count -= 1
+                }
+                // (Unless a first statement changed rows on its own: then nothing more runs.)
+                if deferred.changedAlone == 0 { deferred.statements = 0 }
+                throw error
+            }
+        }
         let name = "cardfile_attempt_\(UInt32.random(in: 0...UInt32.max))"
         try session.run(PostgresQuery(unsafeSQL: "SAVEPOINT \(name)"))
         do {
@@ -224,6 +292,37 @@ package struct PostgresEngineSession: EngineSession {
 private final class OpenTransactions {
     var count: Int
     init(count: Int) { self.count = count }
+}
+
+/// What a write's statements were, as far as its commit goes: one that inserts makes a lost
+/// answer to `COMMIT` worth asking about (an update or delete tried again finds its own values
+/// and writes nothing twice; an insert would be stored twice).
+final class WriteLog {
+    private(set) var inserted = false
+
+    func note(_ sql: String) {
+        if !inserted, sql.drop(while: { $0 == " " || $0 == "\n" }).prefix(6).uppercased() == "INSERT" { inserted = true }
+    }
+}
+
+/// A write transaction begun only when a second statement comes. A save of one record whose
+/// row has not moved is one statement (`UPDATE … WHERE` every field read is unchanged
+/// `RETURNING …`), which then runs on its own: one round trip instead of four (`BEGIN`, the
+/// statement, `COMMIT`, and the savepoint's two). When it changes nothing (the row moved) or
+/// fails, it had no effect, and what follows runs in a transaction begun then.
+final class DeferredBegin {
+    /// `BEGIN` was sent: the owner commits or rolls back at the end.
+    var begun = false
+    /// Statements run so far, before the transaction began.
+    var statements = 0
+    /// Rows the first statement changed, on its own.
+    var changedAlone = 0
+
+    func ran(changed: Int) {
+        guard !begun else { return }
+        if statements == 0 { changedAlone = changed }
+        statements += 1
+    }
 }
 
 /// Text sent with no declared type: the server reads it as whatever type the statement needs

@@ -287,8 +287,9 @@ final class StoreCore: Sendable {
         }
     }
 
-    /// ``write(origin:busyTimeout:bulkTables:_:)`` with a session of the engine.
-    func transaction<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws -> T {
+    /// ``write(origin:busyTimeout:bulkTables:_:)`` with a session of the engine;
+    /// `oneStatement` as ``StoreEngine/write(lockWait:oneStatement:_:)`` has it.
+    func transaction<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, oneStatement: Bool = false, _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws -> T {
         guard let engine else {
             return try write(origin: origin, busyTimeout: busyTimeout) { db, note in try body(SQLiteSession(db), &note) }
         }
@@ -298,7 +299,7 @@ final class StoreCore: Sendable {
         }
         defer { writeGate.leave() }
         var note = WriteAnnotation(origin: origin)
-        let result = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout) { session in try body(session, &note) }
+        let result = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout, oneStatement: oneStatement) { session in try body(session, &note) }
         // No hook names what the engine's triggers or cascades changed: the event is what the
         // code wrote (the change feed brings the rest).
         if let event = CommitObserver.event(

@@ -97,7 +97,14 @@ extension ObjectContext {
     func catchUp(_ state: inout ContextState, reading db: (any EngineSession)?) throws {
         let events = takeInbox()
         if !events.isEmpty {
-            try apply(events, to: &state, db: db)
+            do {
+                try apply(events, to: &state, db: db)
+            } catch StoreError.serverUnreachable {
+                // The records stay as they were, and the events wait for the server: the next
+                // catch-up once it answers reads them (after an outage, every table). Edits go
+                // on meanwhile.
+                requeue(events)
+            }
         }
         if let parent {
             try synchronise(&state, from: parent)

@@ -57,7 +57,7 @@ extension ObjectContext {
                 do {
                     permanent = try parent.saveToStore()
                 } catch {
-                    try parent.restore(replaced)
+                    parent.restore(replaced)
                     throw error
                 }
                 try markSavedIntoParent(&state, parent: parent)
@@ -88,11 +88,19 @@ extension ObjectContext {
 
     /// Puts back objects an ``absorb(_:)`` replaced, then re-reads them from the source (a
     /// failed save may have merged newer values into the replaced copies meanwhile).
-    private func restore(_ replaced: [ObjectID: ManagedObject?]) throws {
-        try withState { state in
+    ///
+    /// The objects are put back before anything is read (no catch-up first): a read that
+    /// fails (the server gone) must not leave a child's changes here as this context's own.
+    /// Reading them again is then best done, not required: a later catch-up reads them.
+    private func restore(_ replaced: [ObjectID: ManagedObject?]) {
+        state.withLock { state in
             for (id, object) in replaced {
                 if let object { state.store(object, for: id) } else { state.remove(id) }
             }
+        }
+        // (When this read fails, the records keep the values they were read with: a save
+        // that finds their rows moved meets the change as a conflict, never over it.)
+        _ = try? withState { state in
             let stored = replaced.compactMap { id, object in object.map { $0.isInserted ? nil : id } ?? nil }
             let fresh = try loadFromSource(stored, db: nil)
             for id in stored { merge(id, source: fresh[id], entity: try core.entity(id.table), into: &state) }

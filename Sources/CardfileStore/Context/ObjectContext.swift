@@ -105,6 +105,11 @@ public final class ObjectContext: @unchecked Sendable {
         }
     }
 
+    /// Puts `events`, taken by ``takeInbox()`` and not applied, back before any queued since.
+    func requeue(_ events: [ContextDidSave]) {
+        inbox.withLock { $0.insert(contentsOf: events, at: 0) }
+    }
+
     /// The entity of an ID's table, and the ID with the table spelled as in the schema.
     func canonical(_ id: ObjectID) throws(StoreError) -> (Entity, ObjectID) {
         let entity = try core.entity(id.table)

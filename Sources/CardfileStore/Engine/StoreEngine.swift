@@ -33,5 +33,10 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// Runs `body` in one write transaction, committed when it returns and rolled back when it
     /// throws. A row another connection holds locked is waited for `lockWait` at most; then
     /// the write fails with ``StoreError/busy`` (a save on the UI's loop never freezes it).
-    func write<T>(lockWait: Duration, _ body: (any EngineSession) throws -> T) throws -> T
+    ///
+    /// `oneStatement` says that when all goes as planned `body` changes the database with one
+    /// statement, its last: a save of one record whose row had not moved. An engine may then
+    /// run that statement on its own, as a transaction by itself, and begin a transaction only
+    /// when a statement follows one that changed nothing (a check that found the row moved).
+    func write<T>(lockWait: Duration, oneStatement: Bool, _ body: (any EngineSession) throws -> T) throws -> T
 }

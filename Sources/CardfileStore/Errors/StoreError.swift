@@ -60,6 +60,10 @@ public enum StoreError: Error, Hashable, Sendable {
     /// says how). Nothing was written and every pending change is kept: the engine connects
     /// again, waiting longer after each failure, and the same save can be retried.
     case serverUnreachable(server: String, reason: String)
+    /// The connection was lost while the server committed a save that inserted records, and
+    /// the server could not be asked since whether it did: the records may be stored. Saving
+    /// again could store them twice, so it is not done without the person.
+    case saveOutcomeUnknown(server: String)
     /// A read waited longer than the busy timeout for another program's commit to a
     /// rollback-journal file (WAL readers never wait). Nothing changed; read again later.
     case busyReading

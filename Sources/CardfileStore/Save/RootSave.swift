@@ -48,7 +48,13 @@ struct RootSave {
         }
         var permanent: [ObjectID: ObjectID] = [:]
         var outcomes: [Outcome] = []
-        try core.transaction(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout) { db, note in
+        // One record's update or delete is one statement when its row has not moved (see
+        // `update` and `delete`): nothing else is written after it. (Not an insert: a lone
+        // statement whose answer was lost cannot be asked about afterwards, and an insert,
+        // unlike the checked update and delete, would be written twice when tried again.)
+        let records = try state.dirtyObjects.filter { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
+        let oneStatement = records.count == 1 && !(records.first?.object.isInserted ?? true)
+        try core.transaction(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout, oneStatement: oneStatement) { db, note in
             // Events of commits made before this transaction began are already queued; apply
             // them now, reading through the writer, so snapshots are as fresh as they can be.
             try context.catchUp(&state, reading: db)
