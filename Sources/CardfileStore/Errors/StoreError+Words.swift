@@ -24,7 +24,7 @@ extension StoreError: CustomStringConvertible, LocalizedError {
         case .busy:
             return "The database is busy: another program kept it locked for longer than the wait allows. Nothing was written and your changes are kept; save again to retry."
         case .serverUnreachable(let server, let reason):
-            return "The server cannot be reached (\(server): \(reason)). Nothing was written."
+            return "The server cannot be reached (\(server): \(reason))."
         case .saveOutcomeUnknown(let server):
             return "The connection to the server (\(server)) was lost while it was saving new records, so whether they were saved is not known. Once it answers, look for them in the list before saving again: saving again may store them twice."
         case .busyReading:
