@@ -174,6 +174,32 @@ struct ServerLossTests {
         #expect(try place.psql("SELECT count(*) FROM items WHERE name = 'new one'") == "1")
     }
 
+    /// The connection is cut just after the server committed a new record (its answer never
+    /// comes): the server is asked, says it committed, and the save is done, the record
+    /// stored once. (Tried again blindly, it would have been stored twice.)
+    @Test func aNewRecordWhoseCommitAnswerWasLostIsStoredOnce() throws {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        defer { server.drop(database) }
+        try server.psql(database, "CREATE TABLE notes (id serial PRIMARY KEY, body text)")
+        let proxy = try CuttingProxy(targetPort: server.port)
+        defer { proxy.stop() }
+        let url = "postgres://cardfile:\(server.password)@127.0.0.1:\(proxy.port)/\(database)"
+        let location = try PostgresLocation.resolve(url, environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
+        let engine = try PostgresEngine(location)
+        defer { engine.close() }
+        let container = try Container(engine: engine, options: StoreOptions(busyTimeout: 1))
+        let view = container.viewContext
+        _ = try view.insert(into: "notes", values: ["body": .text("once")])
+        proxy.cutAfterNextCommit()
+        try view.save()
+        #expect(!view.hasChanges)
+        #expect(try server.psql(database, "SELECT count(*) FROM notes WHERE body = 'once'") == "1")
+        #expect(!container.isServerUnreachable)
+        try view.save()
+        #expect(try server.psql(database, "SELECT count(*) FROM notes") == "1")
+    }
+
     /// The server dies while it commits a new record, and cannot be asked: the save says the
     /// outcome is not known and is not tried again by itself; nothing was stored, and the
     /// record is still there to save once the server is back.

@@ -11,8 +11,7 @@ public struct PostgresChange: Sendable, Equatable {
     /// The changed records' keys, each as its columns' text (nil for a NULL part); nil when the
     /// statement changed too many records to list, or emptied the table.
     public var keys: [[String?]]?
-    /// The server process of the connection that made the change: a store tells its own
-    /// commits from others' by it.
+    /// The server process of the connection that made the change.
     public var backend: Int32
 
     /// Reads a notification's payload; nil when it is not one of ours.
@@ -82,7 +81,6 @@ public final class PostgresChangeFeed: Sendable {
     let session: PostgresSession
     private let pending = NIOLockedValueBox(PendingChanges())
     private let context: NIOLockedValueBox<PostgresListenContext?> = NIOLockedValueBox(nil)
-    private let ignored = NIOLockedValueBox(Set<Int32>())
 
     /// Opens the feed's connection and starts listening; what is committed from when this
     /// returns is announced. (An editor listens first and reads its window after, so nothing
@@ -92,10 +90,9 @@ public final class PostgresChangeFeed: Sendable {
     /// ``PostgresSession/answerWithin``).
     public init(location: PostgresLocation, answerWithin: Duration? = nil, wake: @escaping @Sendable () -> Void) throws(PostgresProblem) {
         session = try PostgresSession.open(location, answerWithin: answerWithin)
-        let (pending, ignored) = (self.pending, self.ignored)
+        let pending = self.pending
         let listener = session.connection.addListener(channel: NotifySetup.channel) { _, notification in
-            guard let change = PostgresChange.read(payload: notification.payload, backend: notification.backendPID),
-                  !ignored.withLockedValue({ $0.contains(change.backend) }) else { return }
+            guard let change = PostgresChange.read(payload: notification.payload, backend: notification.backendPID) else { return }
             let wasEmpty = pending.withLockedValue { changes in
                 let empty = changes.isEmpty
                 changes.add(change)
@@ -120,12 +117,6 @@ public final class PostgresChangeFeed: Sendable {
             session.close()
             throw error
         }
-    }
-
-    /// Leaves out from now on what the connection served by `backend` changes: the store's own
-    /// writes, which it already knows of.
-    public func ignore(backend: Int32) {
-        ignored.withLockedValue { _ = $0.insert(backend) }
     }
 
     /// Waits until every notification of a commit that ended before this call has arrived: one

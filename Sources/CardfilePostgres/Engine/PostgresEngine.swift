@@ -370,6 +370,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         do {
             let asking = try PostgresSession.open(place, answerWithin: Self.feedAnswerWithin)
             defer { asking.close() }
+            // (It answers: only that connection was lost.)
+            reconnection.withLockedValue { $0.answered() }
             // (A transaction whose connection was lost ends soon: "in progress" is asked
             // again for a moment.)
             for attempt in 0..<20 {
