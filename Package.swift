@@ -113,7 +113,7 @@ let package = Package(
         .testTarget(
             name: "CardfileAppTests",
             dependencies: [
-                "CardfileApp", "CardfileStore", "CardfileTerminal", "CardfileTestSupport",
+                "CardfileApp", "CardfileStore", "CardfilePostgres", "CardfileTerminal", "CardfileTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

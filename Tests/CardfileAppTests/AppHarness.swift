@@ -60,6 +60,20 @@ final class AppHarness {
         try settle()
     }
 
+    /// The app on `container` (a server's: ``disk(_:)`` is not for it).
+    init(container: Container, size: Size, options: CardfileApp.Options) throws {
+        path = container.path
+        self.container = container
+        backend = HeadlessBackend(size: size)
+        let backend = self.backend
+        inbox = Inbox(wake: { backend.wake() })
+        var options = options
+        options.workingFolder = options.workingFolder ?? directory.path
+        if options.editor == CardfileApp.Options().editor { options.editor = "true" }
+        app = try CardfileApp(container: container, options: options, size: size, clock: clock, inbox: inbox)
+        try settle()
+    }
+
     /// Runs the loop until no event waits and the work it sent off the loop (the check of the
     /// file when the clock passed a poll, labels, the columns file) has reported.
     func settle() throws {

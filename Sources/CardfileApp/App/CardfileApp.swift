@@ -258,7 +258,8 @@ public final class CardfileApp {
                     show(Self.outsideChangeSentence(change), role: .accent, now: now)
                 }
             } catch {
-                show(error.message, role: .error, now: now)
+                // (An unreachable server is said once, and by the status bar while it lasts.)
+                if case .serverUnreachable = error {} else { show(error.message, role: .error, now: now) }
             }
             if notice?.aboutAWaitingJump == true, !list.live.isWaitingToJump { notice = nil }
             list.noteShownWidths()
@@ -288,14 +289,20 @@ public final class CardfileApp {
                 // (The first check that answers after an outage reads everything again.)
                 toldServerLost = false
                 screens.form?.session.serverAnswers(now: now)
-                if news == nil { show("The server answers again: what it holds now is shown.", role: .success, now: now) }
+                // (Not over a notice that stays until acted on: a save in doubt says more.)
+                if news == nil, notice.map({ $0.expires != nil }) ?? true {
+                    show("The server answers again: what it holds now is shown.", role: .success, now: now)
+                }
             }
         case .failed(let error):
             guard fileGone == nil else { return }
             if case .serverUnreachable(let server, let reason) = error {
                 guard !toldServerLost else { return }
                 toldServerLost = true
-                show("The server cannot be reached; trying again (\(server): \(reason)).", role: .error, now: now)
+                // (The status bar says it too: a notice that stays until acted on stays.)
+                if notice.map({ $0.expires != nil }) ?? true {
+                    show("The server cannot be reached; trying again (\(server): \(reason)).", role: .error, now: now)
+                }
                 return
             }
             show(error.message, role: .error, now: now)

@@ -19,6 +19,10 @@ final class EditSession {
     private(set) var deadline: ContinuousClock.Instant?
     /// Why autosave waits for the next edit instead of saving.
     private(set) var pause: Pause?
+    /// A save of a new record was cut off as the server committed it, and whether it was
+    /// stored is not known: nothing saves it again by itself (autosave, leaving the form) until
+    /// the person saves it or discards it.
+    private(set) var inDoubt = false
     /// When the record was last saved, as a time of day ("14:02:11"), formatted once per save
     /// rather than on every frame that shows it.
     private(set) var savedAt: String?
@@ -162,7 +166,7 @@ final class EditSession {
 
     /// True when autosave should save now.
     func isDue(now: ContinuousClock.Instant) -> Bool {
-        guard let deadline, now >= deadline else { return false }
+        guard let deadline, now >= deadline, !inDoubt else { return false }
         return pause == nil || pause?.retries == true
     }
 
@@ -186,6 +190,7 @@ final class EditSession {
             if let id, let newID = permanent[id] { self.id = newID }
             deadline = nil
             pause = nil
+            inDoubt = false
             savedAt = Self.timeOfDay(wallTime)
             return .saved
         } catch {
@@ -202,6 +207,11 @@ final class EditSession {
                 pause = .busy
                 deadline = now + Self.busyRetry
                 return .busy
+            case .saveOutcomeUnknown:
+                inDoubt = true
+                pause = .failed(error.message)
+                deadline = nil
+                return .failed(error.message)
             case .serverUnreachable(let server, let reason):
                 let attempts = if case .unreachable(let before)? = pause { before + 1 } else { 1 }
                 pause = .unreachable(attempts: attempts)
@@ -225,6 +235,7 @@ final class EditSession {
     func discard() {
         editor.rollback()
         writing = nil
+        inDoubt = false
         isModified = false
         deadline = nil
         pause = nil

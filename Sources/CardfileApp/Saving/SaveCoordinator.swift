@@ -73,7 +73,9 @@ struct SaveCoordinator {
             if let gone = circumstances.fileGone {
                 report = Report(text: CardfileApp.fileGoneNotice(gone), role: .error, sticky: true)
             } else {
-                report = Report(text: "Not saved: \(message)", role: .error, aboutAFailedSave: true)
+                // (A save whose outcome is not known stays said: saving again blindly could
+                // store the record twice.)
+                report = Report(text: "Not saved: \(message)", role: .error, sticky: form.session.inDoubt, aboutAFailedSave: true)
             }
         }
         return Saved(outcome: outcome, report: report, conflict: dialog)
@@ -112,7 +114,7 @@ struct SaveCoordinator {
             return .go(saved: nil)
         }
         var tried: Saved?
-        if form.session.autosaveDelay != nil {
+        if form.session.autosaveDelay != nil, !form.session.inDoubt {
             let saved = save(form, quietly: true, now: now, circumstances: circumstances)
             if saved.outcome == .saved { return .go(saved: saved) }
             if saved.conflict != nil { return .answerTheConflict(saved) }
@@ -122,6 +124,9 @@ struct SaveCoordinator {
         let what = fields.isEmpty ? "the new record" : fields.joined(separator: ", ")
         var message = "Save your changes to \(what) of \(form.title)? Discarding loses them."
         if let failure = tried?.report?.text { message = failure + "\n\n" + message }
+        if form.session.inDoubt {
+            message = "The last save of this new record was cut off: it may be stored already (look in the list). Saving again may store it twice.\n\n" + message
+        }
         let dialog = Dialog(title: "Unsaved changes", message: message,
                             buttons: [DialogButton("Save", hotkey: "s", role: .success), DialogButton("Discard", hotkey: "d", role: .error), DialogButton("Cancel", hotkey: "c")],
                             selected: 0, cancelButton: 2)

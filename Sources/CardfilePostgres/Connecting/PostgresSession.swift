@@ -40,8 +40,9 @@ public final class PostgresSession: Sendable {
     /// login, no password, an unknown database, or encryption the server does not offer.
     ///
     /// `answerWithin` bounds the wait for each statement's answer (see ``answerWithin``);
-    /// connecting and logging in are bounded by the location's `connect_timeout` whatever it is.
-    public static func open(_ location: PostgresLocation, answerWithin: Duration? = nil) throws(PostgresProblem) -> PostgresSession {
+    /// connecting and logging in are bounded by the location's `connect_timeout` whatever it
+    /// is, or by `connectWithin` when that is shorter.
+    public static func open(_ location: PostgresLocation, answerWithin: Duration? = nil, connectWithin: Duration? = nil) throws(PostgresProblem) -> PostgresSession {
         let logger = Logger(label: "cardfile.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let configuration: PostgresConnection.Configuration
         do {
@@ -55,9 +56,10 @@ public final class PostgresSession: Sendable {
             on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger)
         // (postgres-nio bounds the TCP connection only: a server that accepts it and then says
         // nothing would be waited for without end.)
-        guard Self.answered(connecting, within: location.connectTimeout) else {
+        let connectLimit = min(location.connectTimeout, connectWithin ?? location.connectTimeout)
+        guard Self.answered(connecting, within: connectLimit) else {
             connecting.whenSuccess { late in late.close().whenComplete { _ in _ = late } }
-            throw .unreachable(server: location.serverName, reason: "no answer within \(Self.seconds(location.connectTimeout))")
+            throw .unreachable(server: location.serverName, reason: "no answer within \(Self.seconds(connectLimit))")
         }
         do {
             return PostgresSession(location: location, connection: try connecting.wait(), logger: logger, answerWithin: answerWithin)

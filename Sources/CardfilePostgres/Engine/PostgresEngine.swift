@@ -62,17 +62,17 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// Set by ``close()``: a feed put back after it is closed instead.
     private let closed = NIOLockedValueBox(false)
 
-    /// How long the feed's poll waits for the server's answer before it takes the server for
-    /// gone (a trivial statement: any healthy server answers in milliseconds).
+    /// How long the feed's poll and the heartbeat wait for the server's answer before they
+    /// take the server for gone (a trivial statement: a healthy server answers in milliseconds).
     static let feedAnswerWithin: Duration = .seconds(5)
-    /// How long a write's statement is waited for: longer than any lock wait of a save.
-    static let writerAnswerWithin: Duration = .seconds(30)
+    /// How often the heartbeat asks whether the server answers.
+    static let heartbeatEvery: Duration = .seconds(1)
 
     /// Connects (the writer at once; readers when first needed).
     package init(_ place: PostgresLocation) throws(PostgresProblem) {
         self.place = place
         location = place.description
-        writer = try PostgresSession.open(place, answerWithin: Self.writerAnswerWithin)
+        writer = try PostgresSession.open(place)
         currentWriter = NIOLockedValueBox(writer)
         readers = NSCondition()
         pool = Pool()
@@ -84,6 +84,45 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         } catch {
             writer.close()
             throw error
+        }
+        let weakly = WeakEngine(self)
+        Thread.detachNewThread { Self.beat(weakly) }
+    }
+
+    /// The engine as the heartbeat holds it: not kept alive by it.
+    private final class WeakEngine: @unchecked Sendable {
+        weak var engine: PostgresEngine?
+        init(_ engine: PostgresEngine) { self.engine = engine }
+    }
+
+    /// The heartbeat, on a thread of its own: every ``heartbeatEvery`` it asks the server for
+    /// a trivial answer on a connection of its own, within ``feedAnswerWithin``. A server
+    /// that stops answering (paused, or cut off by the network, its connections left open) is
+    /// so found even while the UI's loop waits on it, and every connection is ended, which
+    /// ends that wait. Until the engine is closed or released.
+    private static func beat(_ weakly: WeakEngine) {
+        var session: PostgresSession?
+        defer { session?.close() }
+        while true {
+            Thread.sleep(forTimeInterval: Double(heartbeatEvery.components.seconds))
+            guard let engine = weakly.engine, !engine.closed.withLockedValue({ $0 }) else { return }
+            // (While it is known unreachable, the poll's probe finds when it answers.)
+            guard !engine.isUnreachable else {
+                session?.close()
+                session = nil
+                continue
+            }
+            do {
+                let asking = try session ?? engine.opening { () throws(PostgresProblem) in
+                    try PostgresSession.open(engine.place, answerWithin: feedAnswerWithin)
+                }
+                session = asking
+                try engine.answering { () throws(PostgresProblem) in try asking.run("SELECT 1") }
+            } catch {
+                session?.close()
+                session = nil
+                if engine.isUnreachable { engine.abandonConnections() }
+            }
         }
     }
 
@@ -298,13 +337,23 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         return tables
     }
 
+    /// A read whose connection turns out to have been ended before it (one kept in the pool
+    /// through an outage or a restart) is read again on a new one, once: only a second loss
+    /// says the server is gone.
     package func read<T>(_ body: (any EngineSession) throws -> T) throws -> T {
-        let session = try takeReader()
-        defer { giveBack(session) }
-        do {
-            return try body(PostgresEngineSession(session))
-        } catch {
-            throw noted(error)
+        var retried = false
+        while true {
+            let session = try takeReader()
+            defer { giveBack(session) }
+            do {
+                return try body(PostgresEngineSession(session))
+            } catch {
+                if !retried, Self.unreachableReason(error) != nil, session.connection.isClosed {
+                    retried = true
+                    continue
+                }
+                throw noted(error)
+            }
         }
     }
 
@@ -317,19 +366,27 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         defer { writing.unlock() }
         try failIfUnreachable()
         if writer.connection.isClosed {
-            writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place, answerWithin: Self.writerAnswerWithin) }
+            writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
             currentWriter.withLockedValue { $0 = writer }
             writerLockWait = nil
         }
         let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
-        do {
-            if writerLockWait != milliseconds {
-                try writer.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(milliseconds)"))
-                writerLockWait = milliseconds
+        // (A writer ended since its last write, without its end noticed yet, is opened again
+        // once: nothing of this write was sent on it.)
+        for attempt in 0..<2 {
+            do {
+                if writerLockWait != milliseconds {
+                    try writer.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(milliseconds)"))
+                    writerLockWait = milliseconds
+                }
+                if !oneStatement { try writer.run("BEGIN") }
+                break
+            } catch {
+                guard attempt == 0, Self.unreachableReason(error) != nil, writer.connection.isClosed else { throw noted(error) }
+                writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
+                currentWriter.withLockedValue { $0 = writer }
+                writerLockWait = nil
             }
-            if !oneStatement { try writer.run("BEGIN") }
-        } catch {
-            throw noted(error)
         }
         // (With `oneStatement`, the session begins the transaction if a second statement comes.)
         let deferred = oneStatement ? DeferredBegin() : nil
@@ -368,7 +425,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     private func committed(_ transaction: String) throws -> Bool {
         var status: String?
         do {
-            let asking = try PostgresSession.open(place, answerWithin: Self.feedAnswerWithin)
+            let asking = try PostgresSession.open(place, answerWithin: Self.feedAnswerWithin, connectWithin: Self.feedAnswerWithin)
             defer { asking.close() }
             // (It answers: only that connection was lost.)
             reconnection.withLockedValue { $0.answered() }

@@ -99,11 +99,12 @@ extension ObjectContext {
         if !events.isEmpty {
             do {
                 try apply(events, to: &state, db: db)
-            } catch StoreError.serverUnreachable {
-                // The records stay as they were, and the events wait for the server: the next
-                // catch-up once it answers reads them (after an outage, every table). Edits go
-                // on meanwhile.
+            } catch {
+                // The events wait to be read again at the next catch-up (after an outage,
+                // they name every table). For a server that cannot be reached the records stay
+                // as they were meanwhile, and edits go on.
                 requeue(events)
+                if case StoreError.serverUnreachable = error {} else { throw error }
             }
         }
         if let parent {
