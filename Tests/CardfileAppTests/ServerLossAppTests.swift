@@ -13,16 +13,8 @@ struct ServerLossAppTests {
     @Test func aNewRecordInDoubtIsSavedAgainOnlyWhenThePersonSaysSo() throws {
         let owned = try PrivatePostgresServer(settings: ["autovacuum=off"])
         defer { owned.stop() }
-        try owned.server.psql("postgres", """
-            CREATE TABLE notes (id int PRIMARY KEY, body text);
-            CREATE SEQUENCE slow;
-            CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF nextval('slow') = 1 THEN PERFORM pg_sleep(3); END IF;
-                RETURN NULL;
-            END $$;
-            CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON notes DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow();
-            """)
+        try owned.server.psql("postgres", "CREATE TABLE notes (id int PRIMARY KEY, body text);\n"
+            + PostgresTestServer.atFirstCommit(into: "notes", name: "slow", run: "PERFORM pg_sleep(3);"))
         let location = try PostgresLocation.resolve(owned.server.url, environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
         let engine = try PostgresEngine(location)
         defer { engine.close() }

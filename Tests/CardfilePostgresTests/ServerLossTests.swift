@@ -156,15 +156,7 @@ struct ServerLossTests {
     @Test func aNewRecordWhoseCommitWasCutOffIsStoredOnce() throws {
         let place = try Self.place()
         defer { place.close() }
-        try place.psql("""
-            CREATE SEQUENCE cuts;
-            CREATE FUNCTION cut() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF nextval('cuts') = 1 THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF;
-                RETURN NULL;
-            END $$;
-            CREATE CONSTRAINT TRIGGER cut AFTER INSERT ON items DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION cut();
-            """)
+        try place.psql(PostgresTestServer.atFirstCommit(into: "items", name: "cut", run: "PERFORM pg_terminate_backend(pg_backend_pid());"))
         let view = place.container.viewContext
         _ = try view.insert(into: "items", values: ["id": .integer(10), "name": .text("new one")])
         var lost: StoreError?
@@ -208,15 +200,7 @@ struct ServerLossTests {
     @Test func aNewRecordWhoseCommitCannotBeAskedAboutIsNotSavedAgainBlindly() throws {
         let place = try Self.place()
         defer { place.close() }
-        try place.psql("""
-            CREATE SEQUENCE slow;
-            CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF nextval('slow') = 1 THEN PERFORM pg_sleep(3); END IF;
-                RETURN NULL;
-            END $$;
-            CREATE CONSTRAINT TRIGGER slow AFTER INSERT ON items DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION slow();
-            """)
+        try place.psql(PostgresTestServer.atFirstCommit(into: "items", name: "slow", run: "PERFORM pg_sleep(3);"))
         let view = place.container.viewContext
         _ = try view.insert(into: "items", values: ["id": .integer(11), "name": .text("in doubt")])
         let killer = Thread { Thread.sleep(forTimeInterval: 1); try? place.owned.kill() }

@@ -26,6 +26,21 @@ public struct PostgresTestServer: Sendable {
         self.socketFolder = socketFolder
     }
 
+    /// SQL that makes the first commit of an insert into `table` run `action` (PL/pgSQL) as it
+    /// commits: a deferred constraint trigger named `name`, which acts once (a sequence counts,
+    /// whatever becomes of the transaction).
+    public static func atFirstCommit(into table: String, name: String, run action: String) -> String {
+        """
+        CREATE SEQUENCE \(name)_count;
+        CREATE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF nextval('\(name)_count') = 1 THEN \(action) END IF;
+            RETURN NULL;
+        END $$;
+        CREATE CONSTRAINT TRIGGER \(name) AFTER INSERT ON \(table) DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION \(name)();
+        """
+    }
+
     /// The server of this run; throws when there is none.
     public static func current() throws -> PostgresTestServer {
         let environment = ProcessInfo.processInfo.environment

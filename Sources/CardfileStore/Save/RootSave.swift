@@ -52,7 +52,8 @@ struct RootSave {
         // `update` and `delete`): nothing else is written after it. (Not an insert: a lone
         // statement whose answer was lost cannot be asked about afterwards, and an insert,
         // unlike the checked update and delete, would be written twice when tried again.)
-        let records = try state.dirtyObjects.filter { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
+        // (Asked of an engine only: SQLite's saves take no round trips.)
+        let records = core.engine == nil ? [] : try state.dirtyObjects.filter { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
         let oneStatement = records.count == 1 && !(records.first?.object.isInserted ?? true)
         try core.transaction(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout, oneStatement: oneStatement) { db, note in
             // Events of commits made before this transaction began are already queued; apply
