@@ -95,6 +95,36 @@ public final class PostgresSession: Sendable {
         return try future.wait()
     }
 
+    /// Every row `query` returns, read whole, unless `cancelled` turns true while the server
+    /// works on it: then the server is asked to cancel it (`pg_cancel_backend`, from a
+    /// connection of its own: postgres-nio does not send the protocol's cancel request), and
+    /// the statement fails with SQLSTATE 57014. `backend` is this connection's server process
+    /// (``backend()``, read before: a connection busy with a statement answers nothing else).
+    public func rows(_ query: PostgresQuery, backend: Int32, cancelled: @escaping @Sendable () -> Bool) throws(PostgresProblem) -> [PostgresRow] {
+        if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
+        let future = connection.query(query, logger: logger)
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { _ in done.signal() }
+        var asked = false
+        while done.wait(timeout: .now() + .milliseconds(50)) == .timedOut {
+            if !asked, cancelled() {
+                asked = true
+                let location = self.location
+                // (Off this thread: the wait goes on, and ends with the server's refusal.)
+                Thread.detachNewThread {
+                    guard let side = try? PostgresSession.open(location, answerWithin: .seconds(5), connectWithin: .seconds(5)) else { return }
+                    defer { side.close() }
+                    try? side.run(PostgresQuery(unsafeSQL: "SELECT pg_cancel_backend(\(backend))"))
+                }
+            }
+        }
+        do {
+            return try future.wait().rows
+        } catch {
+            throw PostgresProblem(running: error, on: location)
+        }
+    }
+
     /// Every row `query` returns, read whole. For catalog reads and other small answers.
     public func rows(_ query: PostgresQuery) throws(PostgresProblem) -> [PostgresRow] {
         // (A query on a connection the server has ended may never be answered.)

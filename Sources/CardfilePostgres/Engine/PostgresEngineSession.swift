@@ -95,10 +95,13 @@ package struct PostgresEngineSession: EngineSession {
         }
         defer { if own { open.count -= 1 } }
         do {
+            // (A batch may take long: the first of a sort waits for the whole sort. Once
+            // cancelled, the server is asked to stop it.)
+            let backend = cancellation == nil ? nil : try session.backend()
             try session.run(Self.query("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, arguments))
             while true {
                 if cancellation?.isCancelled == true { throw Cancellation.Stopped() }
-                let batch = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(scanBatch) FROM \(cursor)"))
+                let batch = try fetch(cursor, backend: backend, cancellation: cancellation)
                 for row in batch { try body(try Self.values(row)) }
                 if batch.count < scanBatch { break }
             }
@@ -106,6 +109,20 @@ package struct PostgresEngineSession: EngineSession {
             if own { try session.run("COMMIT") }
         } catch {
             if own { try? session.run("ROLLBACK") } else { try? session.run(PostgresQuery(unsafeSQL: "CLOSE \(cursor)")) }
+            throw error
+        }
+    }
+
+    /// The next batch of `cursor`; a batch the server is still working on when `cancellation`
+    /// is set is cancelled there (see ``PostgresSession/rows(_:backend:cancelled:)``).
+    private func fetch(_ cursor: String, backend: Int32?, cancellation: Cancellation?) throws -> [PostgresRow] {
+        let query = PostgresQuery(unsafeSQL: "FETCH \(scanBatch) FROM \(cursor)")
+        guard let backend, let cancellation else { return try session.rows(query) }
+        let isCancelled: @Sendable () -> Bool = { cancellation.isCancelled }
+        do {
+            return try session.rows(query, backend: backend, cancelled: isCancelled)
+        } catch {
+            if case .refused(_, _, let state) = error, state == "57014", cancellation.isCancelled { throw Cancellation.Stopped() }
             throw error
         }
     }
