@@ -149,6 +149,29 @@ struct ServerLossTests {
         #expect(try place.psql("SELECT name FROM items WHERE id = 2") == "while paused")
     }
 
+    /// A commit heard just before the server went away, not yet read into the view: while
+    /// the server is gone the view goes on with what it holds (edits work), and the commit is
+    /// read once it answers, not dropped.
+    @Test func aCommitHeardBeforeTheServerWentIsReadOnceItAnswers() throws {
+        let place = try Self.place()
+        defer { place.close() }
+        try Self.announce("items", at: place.location)
+        _ = try place.engine.readSchema()
+        let view = place.container.viewContext
+        _ = try view.record(for: Self.id(1))
+        try place.psql("UPDATE items SET qty = 50 WHERE id = 1")
+        #expect(try place.container.checkForExternalChanges())
+        try place.owned.kill()
+        #expect(try view.record(for: Self.id(1))?["qty"] == .integer(1))
+        try view.update(Self.id(1), values: ["name": .text("edited offline")])
+        try place.owned.start()
+        // (The feed's own connection is gone too: its first answer names every table.)
+        _ = try Self.pollUntilAnswered(place.container).get()
+        #expect(try view.record(for: Self.id(1))?["qty"] == .integer(50))
+        try view.save()
+        #expect(try place.psql("SELECT name || ' ' || qty FROM items WHERE id = 1") == "edited offline 50")
+    }
+
     /// The answer to a new record's COMMIT is lost: the server is asked whether it committed.
     /// Here it did not (the connection ended inside the commit, by a deferred trigger that
     /// ends its own connection once): the save says the server was lost, and the save tried

@@ -290,7 +290,7 @@ public final class CardfileApp {
                 toldServerLost = false
                 screens.form?.session.serverAnswers(now: now)
                 // (Not over a notice that stays until acted on: a save in doubt says more.)
-                if news == nil, notice.map({ $0.expires != nil }) ?? true {
+                if news == nil, noticeIsPassing {
                     show("The server answers again: what it holds now is shown.", role: .success, now: now)
                 }
             }
@@ -300,7 +300,7 @@ public final class CardfileApp {
                 guard !toldServerLost else { return }
                 toldServerLost = true
                 // (The status bar says it too: a notice that stays until acted on stays.)
-                if notice.map({ $0.expires != nil }) ?? true {
+                if noticeIsPassing {
                     show("The server cannot be reached; trying again (\(server): \(reason)).", role: .error, now: now)
                 }
                 return
@@ -308,6 +308,10 @@ public final class CardfileApp {
             show(error.message, role: .error, now: now)
         }
     }
+
+    /// True when the message line holds nothing, or a notice that goes by itself: news from
+    /// the background may replace it, but not one that stays until acted on.
+    var noticeIsPassing: Bool { notice.map { $0.expires != nil } ?? true }
 
     /// The tables screen lists the tables as the store now knows them (a statement here or
     /// another program made or dropped some), counting them when it is on top.

@@ -135,11 +135,6 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         announced.withLockedValue { $0.contains(table) }
     }
 
-    /// Opens a connection with `open`. While the server is unreachable this fails at once,
-    /// except for a `probe` at the pace ``Reconnection`` allows: only ``changedElsewhere()``
-    /// probes, off the UI's loop, so a save or a page never waits on a server that does not
-    /// answer (a connect may take the whole `connect_timeout`). The first probe that connects
-    /// ends the outage for every caller.
     /// While the server is known to be unreachable, a read or a write fails at once (even on
     /// a connection that looks open: a server that stopped answering leaves it so); the poll
     /// finds when it answers again.
@@ -149,6 +144,11 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         }
     }
 
+    /// Opens a connection with `open`. While the server is unreachable this fails at once,
+    /// except for a `probe` at the pace ``Reconnection`` allows: only ``changedElsewhere()``
+    /// probes, off the UI's loop, so a save or a page never waits on a server that does not
+    /// answer (a connect may take the whole `connect_timeout`). The first probe that connects
+    /// ends the outage for every caller.
     private func opening<T>(probe: Bool = false, _ open: () throws(PostgresProblem) -> T) throws -> T {
         let now = ContinuousClock.now
         if let reason = reconnection.withLockedValue({ $0.isUnreachable && !(probe && $0.mayTry(at: now)) ? $0.reason : nil }) {
@@ -161,9 +161,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         } catch {
             // Any failure to connect is paced: a login refused, too many clients, a server
             // starting up are each asked again later, not every time a poll comes.
-            let reason = Self.unreachableReason(error) ?? error.message
-            reconnection.withLockedValue { if !$0.isUnreachable || $0.mayTry(at: now) { $0.failed(reason, at: now) } }
-            throw StoreError.serverUnreachable(server: place.serverName, reason: reason)
+            throw unreachable(Self.unreachableReason(error) ?? error.message)
         }
     }
 
@@ -182,6 +180,12 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// (Connections that end while an outage is known change nothing.)
     private func noted(_ error: any Error) -> any Error {
         guard let reason = Self.unreachableReason(error) else { return error }
+        return unreachable(reason)
+    }
+
+    /// Notes that the server did not answer, for `reason`, and returns the store's error for
+    /// it. A failure while an outage is known and its wait not over changes nothing.
+    private func unreachable(_ reason: String) -> StoreError {
         let now = ContinuousClock.now
         reconnection.withLockedValue { if !$0.isUnreachable || $0.mayTry(at: now) { $0.failed(reason, at: now) } }
         return StoreError.serverUnreachable(server: place.serverName, reason: reason)
@@ -365,11 +369,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         writing.lock()
         defer { writing.unlock() }
         try failIfUnreachable()
-        if writer.connection.isClosed {
-            writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
-            currentWriter.withLockedValue { $0 = writer }
-            writerLockWait = nil
-        }
+        if writer.connection.isClosed { try reopenWriter() }
         let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
         // (A writer ended since its last write, without its end noticed yet, is opened again
         // once: nothing of this write was sent on it.)
@@ -383,9 +383,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                 break
             } catch {
                 guard attempt == 0, Self.unreachableReason(error) != nil, writer.connection.isClosed else { throw noted(error) }
-                writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
-                currentWriter.withLockedValue { $0 = writer }
-                writerLockWait = nil
+                try reopenWriter()
             }
         }
         // (With `oneStatement`, the session begins the transaction if a second statement comes.)
@@ -402,21 +400,28 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                 try writer.run("COMMIT")
             } catch {
                 guard let transaction, Self.unreachableReason(error) != nil else { throw error }
-                _ = noted(error)
+                let lost = noted(error)
                 if try committed(transaction) { return result }
-                throw StoreError.serverUnreachable(server: place.serverName, reason: Self.unreachableReason(error) ?? "")
+                throw lost
             }
             return result
         } catch PostgresProblem.refused(_, _, "55P03") {
             if begun() { try? writer.run("ROLLBACK") }
             throw StoreError.busy
         } catch {
-            // (On a lost connection the server rolled back already, or committed when it was
-            // the COMMIT that went unanswered: a save tried again then finds its own values
-            // and writes nothing twice.)
+            // (On a lost connection the server rolled back already, or, for an update or a
+            // delete whose COMMIT went unanswered, committed: a save tried again then finds its
+            // own values and writes nothing twice. An insert's is asked about above.)
             if begun() { try? writer.run("ROLLBACK") }
             throw noted(error)
         }
+    }
+
+    /// Opens the writing connection again (under `writing`).
+    private func reopenWriter() throws {
+        writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
+        currentWriter.withLockedValue { $0 = writer }
+        writerLockWait = nil
     }
 
     /// Whether `transaction` (a `txid_current()`) committed, asked on a connection of its own
