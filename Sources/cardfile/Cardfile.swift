@@ -268,7 +268,7 @@ extension Cardfile {
             abstract: "Import a CSV, TSV, JSON Lines or JSON file into a table.",
             discussion: "Bad rows are reported with their line and skipped (or stop the import with --on-error abort). Ctrl-C stops after the current batch; committed batches stay unless --atomic.")
 
-        @Argument(help: "The SQLite database.")
+        @Argument(help: "The SQLite database, or a postgres:// URL.")
         var database: String
 
         @OptionGroup var arguments: ImportArguments
@@ -285,15 +285,20 @@ extension Cardfile {
             // The table is made by the import itself: with --atomic, in the same transaction
             // as its rows, so an import that fails or is killed leaves no empty table.
             var creating: TableCreator.Created?
-            if options.create {
-                do { creating = try TableCreator.plan(database: database, file: file, options: options) } catch { throw fail(error.description) }
-            }
             let container: Container
-            do {
-                container = try Container(path: database, options: StoreOptions(
-                    createIfMissing: options.create, history: noHistory ? nil : HistoryFolder.settings()))
-            } catch {
-                throw fail(error.message)
+            if PostgresLocation.isURL(database) {
+                if options.create { throw fail("--create is not available on PostgreSQL yet: make the table first (in psql), then import into it.") }
+                container = try PostgresOpen.container(database, table: table, readOnly: false).0
+            } else {
+                if options.create {
+                    do { creating = try TableCreator.plan(database: database, file: file, options: options) } catch { throw fail(error.description) }
+                }
+                do {
+                    container = try Container(path: database, options: StoreOptions(
+                        createIfMissing: options.create, history: noHistory ? nil : HistoryFolder.settings()))
+                } catch {
+                    throw fail(error.message)
+                }
             }
             // Ctrl-C asks the import to stop after the batch it is writing. An import waiting
             // for input that never comes (a FIFO without a writer, a terminal) or for another
@@ -365,7 +370,7 @@ extension Cardfile {
         static let configuration = CommandConfiguration(
             abstract: "Export a table's rows as CSV, TSV, JSON Lines or JSON (what `cardfile import` reads back exactly).")
 
-        @Argument(help: "The SQLite database.")
+        @Argument(help: "The SQLite database, or a postgres:// URL.")
         var database: String
 
         @Option(name: .long, help: "The table to export.", completion: .custom(TableCompletion.candidates))
@@ -392,13 +397,18 @@ extension Cardfile {
                 return name.hasPrefix("-") ? ColumnSort(String(name.dropFirst()), ascending: false) : ColumnSort(name)
             }
             let container: Container
-            do {
-                container = try Container(path: database, options: StoreOptions(createIfMissing: false, readOnly: true))
-            } catch {
-                throw fail(error.message)
+            let onServer = PostgresLocation.isURL(database)
+            if onServer {
+                container = try PostgresOpen.container(database, table: table, readOnly: true).0
+            } else {
+                do {
+                    container = try Container(path: database, options: StoreOptions(createIfMissing: false, readOnly: true))
+                } catch {
+                    throw fail(error.message)
+                }
             }
             // Standard output redirected onto the database (`>> db.sqlite`) is refused like --output.
-            if output == nil, let target = FileIdentity(descriptor: 1), FileIdentity.databaseFiles(of: database).contains(target) {
+            if !onServer, output == nil, let target = FileIdentity(descriptor: 1), FileIdentity.databaseFiles(of: database).contains(target) {
                 throw fail(StoreError.outputRefused(path: "standard output", .isTheDatabase).message)
             }
             var file: OutputFile?

@@ -45,7 +45,7 @@ public struct ImportArguments: ParsableArguments, Sendable {
     public var create = false
 
     @Option(name: .long, help: .hidden)
-    public var batchSize: Int = 5_000
+    public var batchSize: Int?
 
     @Option(name: .long, help: .hidden)
     public var maxRecordBytes: Int = ImportOptions.defaultMaxRecordBytes
@@ -56,7 +56,7 @@ public struct ImportArguments: ParsableArguments, Sendable {
         if let delimiter, delimiterByte(delimiter) == nil {
             throw ValidationError("--delimiter takes one character (or tab), not \"\(delimiter)\".")
         }
-        if batchSize < 1 { throw ValidationError("--batch-size takes a positive number.") }
+        if let batchSize, batchSize < 1 { throw ValidationError("--batch-size takes a positive number.") }
     }
 
     /// The import these words describe, into `table`.

@@ -16,6 +16,7 @@ package struct PostgresDialect: SQLDialect {
     package var unlimited: Value { .null }
     package var lockForWrite: String { " FOR UPDATE" }
     package var storesValuesAsGiven: Bool { false }
+    package var typesTextByColumn: Bool { true }
 
     /// Cast to the column's base type, which ``PostgresTableDescription/tableSchema`` keeps
     /// as the declared type.

@@ -236,6 +236,20 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         }
     }
 
+    /// 50,000: a million rows went in at 0.95–1.03 times the speed of `psql`'s `\copy`, against
+    /// 0.81–0.94 with 10,000 (each batch is a transaction and a round trip of its own).
+    package var importBatchRows: Int { 50_000 }
+
+    /// An import on a connection of its own (``PostgresImport``).
+    package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, file: String) throws -> any EngineImport {
+        try failIfUnreachable()
+        do {
+            return try PostgresImport(location: place, table: table, mode: mode, atomic: atomic, file: file)
+        } catch {
+            throw PostgresImport.storeError(error, server: place.serverName)
+        }
+    }
+
     /// Every table and view of the search path (in path order, as the catalog lists them),
     /// each described; a table the user may not read is not listed.
     package func readSchema() throws -> DatabaseSchema {

@@ -41,6 +41,12 @@ package protocol SQLDialect: Sendable {
     /// functions rewrite values (`2026-2-1` is stored as `2026-02-01`), so its rows always
     /// come back through RETURNING.
     var storesValuesAsGiven: Bool { get }
+    /// True when a value sent as text is read by the type of the column it goes to, by that
+    /// type's own input function (PostgreSQL). An import then sends each field as the file
+    /// has it (as `psql`'s `\copy` does), and a value the column cannot take is refused in
+    /// the server's words. False where the store reads a number column's text itself, by the
+    /// column's affinity (SQLite, which would keep text it cannot read as a number).
+    var typesTextByColumn: Bool { get }
     /// What `LIMIT ?` is given for "no limit".
     var unlimited: Value { get }
     /// The select-list entry reading `column` as a ``Value`` (under its own name).

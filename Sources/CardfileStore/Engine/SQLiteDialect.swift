@@ -9,6 +9,7 @@ package struct SQLiteDialect: SQLDialect {
     package var unlimited: Value { .integer(-1) }
     package var lockForWrite: String { "" }
     package var storesValuesAsGiven: Bool { true }
+    package var typesTextByColumn: Bool { false }
 
     package func placeholder(for column: ColumnDescription) -> String { "?" }
 

@@ -39,4 +39,12 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// run that statement on its own, as a transaction by itself, and begin a transaction only
     /// when a statement follows one that changed nothing (a check that found the row moved).
     func write<T>(lockWait: Duration, oneStatement: Bool, _ body: (any EngineSession) throws -> T) throws -> T
+
+    /// Rows an import writes in one transaction when the person names no batch size.
+    var importBatchRows: Int { get }
+
+    /// Begins an import into `table` on a connection of the import's own (see
+    /// ``EngineImport``); refused rows are named in `file`'s words.
+    /// - Throws: ``StoreError`` when no connection could be opened.
+    func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, file: String) throws -> any EngineImport
 }

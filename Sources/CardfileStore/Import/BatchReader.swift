@@ -16,12 +16,15 @@ final class BatchReader: @unchecked Sendable {
     private let options: ImportOptions
     private let file: String
     private let path: String
+    /// Rows (good and bad) a batch holds.
+    private let rowsPerBatch: Int
     private var finished = false
     /// The record being read, reused from row to row.
     private var record = CSVRecord()
 
-    init(reader: RecordSource, mapping: ColumnMapping, entity: Entity, options: ImportOptions, file: String, path: String) {
+    init(reader: RecordSource, mapping: ColumnMapping, entity: Entity, options: ImportOptions, rowsPerBatch: Int, file: String, path: String) {
         self.reader = reader
+        self.rowsPerBatch = rowsPerBatch
         self.mapping = mapping
         self.entity = entity
         self.options = options
@@ -36,7 +39,7 @@ final class BatchReader: @unchecked Sendable {
         var batch = Batch(firstLine: reader.line)
         // Bad rows count too: a file where every row is bad (the wrong encoding) still
         // comes in batches, with progress, cancel and flat memory.
-        while batch.rows.count + batch.problems.count < options.batchSize {
+        while batch.rows.count + batch.problems.count < rowsPerBatch {
             let next: RecordSource.Outcome?
             do { next = try reader.next(reusing: &record) } catch { throw .cannotRead(path: path, reason: error.localizedDescription) }
             guard let next else {

@@ -8,29 +8,11 @@ struct BatchWriter {
     let core: StoreCore
     let file: String
 
-    struct Outcome {
-        var inserted = 0
-        var updated = 0
-        var unchanged = 0
-        var skipped = 0
-        var rejected = 0
-        var errors: [ImportRowError] = []
-    }
+    typealias Outcome = ImportBatchOutcome
 
     private var table: TableSchema { entity.table }
 
-    /// The columns an existing row is found by: the primary key when the file has it, else
-    /// the first unique index whose columns it has.
-    func conflictTarget(for columns: [Int]) -> [Int]? {
-        let present = Set(columns)
-        let key = table.keyColumnIndexes
-        if !key.isEmpty, key.allSatisfy(present.contains) { return key }
-        for index in table.uniqueIndexes where !index.isPartial {
-            let positions = index.columns.compactMap { table.columnIndex(named: $0) }
-            if positions.count == index.columns.count, positions.allSatisfy(present.contains) { return positions }
-        }
-        return nil
-    }
+    func conflictTarget(for columns: [Int]) -> [Int]? { table.importConflictTarget(for: columns) }
 
     /// The statements for one set of columns, built once per batch.
     private struct Plan {
@@ -126,10 +108,7 @@ struct BatchWriter {
     }
 
     private func reject(_ outcome: inout Outcome, line: Int, column: String?, reason: String) {
-        outcome.rejected += 1
-        if outcome.errors.count < ImportSummary.errorsKept {
-            outcome.errors.append(ImportRowError(file: file, line: line, column: column, reason: reason))
-        }
+        outcome.reject(ImportRowError(file: file, line: line, column: column, reason: reason))
     }
 
     /// The column SQLite names in a NOT NULL or UNIQUE failure (`… failed: table.column`).
@@ -155,5 +134,20 @@ struct BatchWriter {
         default:
             return error.message ?? "refused by the database"
         }
+    }
+}
+
+extension TableSchema {
+    /// The columns an imported row finds an existing row by (upsert, replace): the primary
+    /// key when `columns` (the row's) hold it, else the first unique index they hold.
+    package func importConflictTarget(for columns: [Int]) -> [Int]? {
+        let present = Set(columns)
+        let key = keyColumnIndexes
+        if !key.isEmpty, key.allSatisfy(present.contains) { return key }
+        for index in uniqueIndexes where !index.isPartial {
+            let positions = index.columns.compactMap { columnIndex(named: $0) }
+            if positions.count == index.columns.count, positions.allSatisfy(present.contains) { return positions }
+        }
+        return nil
     }
 }

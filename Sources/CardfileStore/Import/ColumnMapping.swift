@@ -13,12 +13,16 @@ struct ColumnMapping {
     /// Each column's affinity, by column index (read per field: no copy of the column's
     /// description).
     let affinities: [Affinity]
+    /// The engine reads each value's text by its column's type (``SQLDialect/typesTextByColumn``):
+    /// fields go as the file has them, and the database refuses what its column cannot take.
+    let textByColumn: Bool
 
     init(csv: [Int?]?, table: TableSchema) {
         self.csv = csv
         self.table = table
         mappedColumns = csv?.compactMap { $0 } ?? []
         affinities = table.columns.map(\.affinity)
+        textByColumn = table.dialect.typesTextByColumn
     }
 
     struct Problem: Error {
@@ -40,6 +44,10 @@ struct ColumnMapping {
         values.reserveCapacity(fields.count)
         for (field, target) in zip(fields, csv) {
             guard let target else { continue }
+            if textByColumn {
+                values.append(!field.quoted && field.text.isEmpty ? (emptyAsText ? .text("") : .null) : .text(field.text))
+                continue
+            }
             switch Self.value(of: field, for: table.columns[target], emptyAsText: emptyAsText) {
             case .success(let value): values.append(value)
             case .failure(let problem): return .failure(problem)
@@ -64,6 +72,10 @@ struct ColumnMapping {
             let range = record.range(of: field)
             if range.isEmpty, !record.quoted[field] {
                 values.append(emptyAsText ? .text("") : .null)
+                continue
+            }
+            if textByColumn {
+                values.append(.text(record.text(of: field)))
                 continue
             }
             switch affinity {
@@ -117,7 +129,11 @@ struct ColumnMapping {
             }
             let column = table.columns[index]
             var coerced = value
-            if case .text(let text) = value, [.integer, .real, .numeric].contains(column.affinity) {
+            if textByColumn {
+                // The server reads the text; only bytes (base64, as an export writes them) are
+                // the store's to decode.
+                if case .text(let text) = value, column.affinity == .blob, let bytes = Data(base64Encoded: text) { coerced = .blob(bytes) }
+            } else if case .text(let text) = value, [.integer, .real, .numeric].contains(column.affinity) {
                 switch column.affinity.number(from: text) {
                 case .success(let number): coerced = number
                 case .failure(let refusal): return .failure(Self.refused(text, refusal, column))

@@ -57,6 +57,15 @@ public struct Exporter {
         let query = try OrderedQuery(entity: entity, sort: sort, filter: predicate)
         let clause = query.whereClause([])
         let names = columns.map(\.name)
+        if let engine = core.engine {
+            let select = columns.map(entity.table.dialect.selectExpression).joined(separator: ", ")
+            let sql = "SELECT \(select) FROM \(entity.table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
+            return try storeErrors(path: core.path) {
+                try engine.read { session in
+                    try export(names: names, from: session, sql: sql, arguments: clause.arguments, progress: progress, isCancelled: isCancelled, write)
+                }
+            }
+        }
         let select = names.map(\.quotedIdentifier).joined(separator: ", ")
         let sql = "SELECT \(select) FROM \(entity.table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
         return try storeErrors(path: core.path) {
@@ -121,6 +130,64 @@ public struct Exporter {
                 return count
             }
         }
+    }
+
+    /// The export on another engine: each row `sql` reads on `session` (as values) written in
+    /// the format, in chunks. Returns the rows written (fewer when cancelled).
+    private func export(
+        names: [String], from session: any EngineSession, sql: String, arguments: [Value],
+        progress: (Int) -> Void, isCancelled: () -> Bool, _ write: ([UInt8]) throws -> Void
+    ) throws -> Int {
+        struct Stop: Error {}
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 16)
+        let delimiter: UInt8 = format == .tsv ? 0x09 : 0x2C
+        switch format {
+        case .csv, .tsv:
+            for (index, name) in names.enumerated() {
+                if index > 0 { out.append(delimiter) }
+                Self.appendQuoted(name, to: &out)
+            }
+            out.append(0x0A)
+        case .json: out += Array("[".utf8)
+        case .jsonl: break
+        }
+        var count = 0
+        do {
+            try session.forEachRow(sql, arguments, cancellation: nil) { values in
+                switch format {
+                case .csv, .tsv:
+                    for (index, value) in values.enumerated() {
+                        if index > 0 { out.append(delimiter) }
+                        Self.appendCSV(value, null: null, to: &out)
+                    }
+                    out.append(0x0A)
+                case .jsonl, .json:
+                    if format == .json { out += Array((count == 0 ? "\n" : ",\n").utf8) }
+                    out.append(UInt8(ascii: "{"))
+                    for (index, value) in values.enumerated() {
+                        if index > 0 { out += Array(", ".utf8) }
+                        Self.appendJSONString(names[index], to: &out)
+                        out += Array(": ".utf8)
+                        Self.appendJSON(value, to: &out)
+                    }
+                    out.append(UInt8(ascii: "}"))
+                    if format == .jsonl { out.append(0x0A) }
+                }
+                count += 1
+                if out.count >= 1 << 16 {
+                    try write(out)
+                    out.removeAll(keepingCapacity: true)
+                    progress(count)
+                    if isCancelled() { throw Stop() }
+                }
+            }
+        } catch is Stop {
+            return count
+        }
+        if format == .json { out += Array((count == 0 ? "]\n" : "\n]\n").utf8) }
+        try write(out)
+        return count
     }
 
     /// Column `index` of the current row of `statement`, as ``appendCSV(_:null:to:)``

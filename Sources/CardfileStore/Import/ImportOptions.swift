@@ -49,8 +49,10 @@ public struct ImportOptions: Sendable {
     /// One transaction for the whole import: all or nothing (the write lock is held
     /// throughout, so other writers wait).
     public var atomic: Bool
-    /// Rows per transaction.
-    public var batchSize: Int
+    /// Rows per transaction; nil for the engine's own figure (``defaultBatchSize`` on SQLite).
+    public var batchSize: Int?
+    /// SQLite's rows per transaction: an editor's save waits for one batch at most.
+    public static let defaultBatchSize = 5_000
     /// Make the table when it is missing, with column types inferred from the whole file
     /// (see ``TableCreator``).
     public var create: Bool
@@ -63,7 +65,7 @@ public struct ImportOptions: Sendable {
     public init(
         table: String, format: Format? = nil, delimiter: UInt8? = nil, header: Bool = true, encoding: Encoding? = nil,
         ignoreUnknown: Bool = false, emptyAsText: Bool = false, mode: Mode = .insert, onError: OnError = .skip,
-        atomic: Bool = false, batchSize: Int = 5_000, create: Bool = false, maxRecordBytes: Int = ImportOptions.defaultMaxRecordBytes
+        atomic: Bool = false, batchSize: Int? = nil, create: Bool = false, maxRecordBytes: Int = ImportOptions.defaultMaxRecordBytes
     ) {
         self.maxRecordBytes = max(1, maxRecordBytes)
         self.table = table
@@ -76,7 +78,7 @@ public struct ImportOptions: Sendable {
         self.mode = mode
         self.onError = onError
         self.atomic = atomic
-        self.batchSize = max(1, batchSize)
+        self.batchSize = batchSize.map { max(1, $0) }
         self.create = create
     }
 }
@@ -87,6 +89,13 @@ public struct ImportRowError: Hashable, Sendable, CustomStringConvertible {
     public let line: Int
     public let column: String?
     public let reason: String
+
+    package init(file: String, line: Int, column: String?, reason: String) {
+        self.file = file
+        self.line = line
+        self.column = column
+        self.reason = reason
+    }
 
     /// `airports.csv line 4: unterminated quote`.
     public var description: String {

@@ -31,10 +31,17 @@ public final class Importer {
     }
 
     /// One row ready to write: the values for `columns` (indexes into the table's columns).
-    struct PendingRow {
-        let line: Int
-        let columns: [Int]
-        let values: [Value]
+    package struct PendingRow: Sendable {
+        package let line: Int
+        /// The table's columns the values go to (indexes into its columns).
+        package let columns: [Int]
+        package let values: [Value]
+
+        package init(line: Int, columns: [Int], values: [Value]) {
+            self.line = line
+            self.columns = columns
+            self.values = values
+        }
     }
 
     /// Runs the import. `progress` hears about every batch; `isCancelled` is asked between
@@ -51,7 +58,10 @@ public final class Importer {
         } catch {
             throw .store(Self.storeError(error, path: core.path))
         }
-        guard core.writer != nil else { throw .store(.readOnly(core.readOnlyReason ?? .requested)) }
+        if let reason = core.readOnlyReason { throw .store(.readOnly(reason)) }
+        if let engine = core.engine, creating != nil {
+            throw .store(.notOnEngine(feature: "Making the table (--create)", engine: engine.name))
+        }
         let (handle, opened, totalBytes) = try Self.open(path, options: options)
         var reader = opened
         defer { try? handle.close() }
@@ -66,10 +76,22 @@ public final class Importer {
 
         // Parsing runs on a thread of its own, a batch or two ahead of the writing here: the
         // two overlap on two cores, and only the writing holds the lock.
-        let batches = Prefetcher(BatchReader(reader: reader, mapping: mapping, entity: entity, options: options, file: fileName, path: path))
+        let rowsPerBatch = options.batchSize ?? core.engine?.importBatchRows ?? ImportOptions.defaultBatchSize
+        let batches = Prefetcher(BatchReader(reader: reader, mapping: mapping, entity: entity, options: options, rowsPerBatch: rowsPerBatch, file: fileName, path: path))
         defer { batches.stop() }
         do {
-            if options.atomic {
+            if let engine = core.engine {
+                // The engine writes the rows, on a connection of the import's own.
+                let load = try engine.beginImport(into: entity.table, mode: options.mode, atomic: options.atomic, file: fileName)
+                defer { load.close() }
+                try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
+                    try load.write(rows)
+                }
+                if options.atomic {
+                    if summary.rejected > 0 || summary.cancelled { throw AtomicRollback() }
+                    try load.commit()
+                }
+            } else if options.atomic {
                 // All or nothing: one transaction for the whole file (other writers wait),
                 // written batch by batch (memory stays flat, cancel is heard between
                 // batches), rolled back when a row is refused or the import is cancelled.

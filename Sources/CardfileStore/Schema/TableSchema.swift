@@ -22,7 +22,7 @@ public struct TableSchema: Hashable, Sendable {
     /// The quoted table name, ready for SQL.
     public let quotedName: String
     /// Quoted column names, aligned with ``columns``.
-    let quotedColumnNames: [String]
+    package let quotedColumnNames: [String]
     /// The select list `key..., columns...` used for every read of whole rows: the first
     /// ``keyWidth`` values of a row are the key, the rest align with ``columns``.
     let selectList: String
