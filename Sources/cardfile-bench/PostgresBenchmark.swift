@@ -9,8 +9,9 @@ import PostgresNIO
 ///
 /// Everything goes through the store as the editor uses it (a container on a PostgresEngine,
 /// its view context and live lists): opening to a first window, a save against a plain UPDATE,
-/// another client's commit on screen, and memory after paging through the table. Import and
-/// export through COPY are not built yet.
+/// another client's commit on screen, memory after paging through the table, and `cardfile
+/// import` and `export` (file to table and back, as the commands run them) against `psql`'s
+/// `\copy` of the same file and table.
 struct PostgresBenchmark {
     let url: String
     let rows: Int
@@ -110,9 +111,79 @@ struct PostgresBenchmark {
             table.add("RSS after paging through all \(rows.formatted()) rows (\(Int(fields[1]).formatted()) pages of 50 in \(duration(fields[2])))",
                       String(format: "%.1f MiB", fields[0]), goal: "< 40 MiB")
         }
-        table.add("import vs psql \\copy", "not built yet", goal: "≥ 0.9×")
-        table.add("export vs psql \\copy", "not built yet", goal: "≥ 1.0×")
+        try measureTransfers(target, into: &table)
         table.print()
+    }
+
+    /// Import: a CSV file of `rows` books into an empty table, through a container on the
+    /// engine as `cardfile import` runs it (reading, parsing, COPY in batches), against `psql
+    /// -c '\\copy … FROM … CSV HEADER'` of the same file into a table like it. Export: the
+    /// table to a CSV file as `cardfile export` writes it, against `\\copy … TO`. Three of
+    /// each, alternating; the ratios are psql's median time over ours (above 1: faster).
+    private func measureTransfers(_ target: String, into table: inout ResultTable) throws {
+        let folder = NSTemporaryDirectory() + "cardfile-bench-\(getpid())"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let csv = folder + "/books.csv"
+        var text = "id,title,author,price,year\n"
+        text.reserveCapacity(rows * 48)
+        for n in 1...rows {
+            text += "\(n),Title \(n),\"Author \(n % 5000), Jr\",\(n % 10000 / 100).\(n % 100 < 10 ? "0" : "")\(n % 100),\(1900 + n % 125)\n"
+        }
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)
+        let session = try Self.session(target)
+        defer { session.close() }
+        let create = "(id int8 PRIMARY KEY, title text NOT NULL, author text, price numeric(8,2), year int)"
+        func fresh(_ name: String) throws {
+            try session.run(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(name)"))
+            try session.run(PostgresQuery(unsafeSQL: "CREATE TABLE \(name) \(create)"))
+        }
+        var ours: [Double] = []
+        var theirs: [Double] = []
+        for _ in 0..<3 {
+            try fresh("ours")
+            let engine = try PostgresEngine(try Self.location(target))
+            let container = try Container(engine: engine)
+            var summary = ImportSummary()
+            ours.append(try Measure.time { summary = try Importer(container: container, file: csv, options: ImportOptions(table: "ours")).run() })
+            engine.close()
+            guard summary.inserted == rows else { throw BenchFailure(description: "the import inserted \(summary.inserted) rows: \(summary.errors.prefix(2))") }
+            try fresh("theirs")
+            theirs.append(try Measure.time { try Self.psql(target, "\\copy theirs FROM '\(csv)' CSV HEADER") })
+        }
+        let (ourImport, theirImport) = (Distribution(ours).p50, Distribution(theirs).p50)
+        table.add("import of \(rows.formatted()) CSV rows, cardfile / psql \\copy, p50", "\(duration(ourImport)) / \(duration(theirImport))")
+        table.add("import speed vs psql \\copy", String(format: "%.2f×", theirImport / ourImport), goal: "≥ 0.9×")
+
+        ours = []
+        theirs = []
+        let engine = try PostgresEngine(try Self.location(target))
+        defer { engine.close() }
+        let container = try Container(engine: engine)
+        for index in 0..<3 {
+            let path = folder + "/out-\(index).csv"
+            ours.append(try Measure.time {
+                let file = try OutputFile(path: path, replacing: true, protecting: [])
+                let count = try Exporter(container: container, table: "ours", format: .csv).run { try file.write($0) }
+                try file.commit()
+                guard count == rows else { throw BenchFailure(description: "the export wrote \(count) rows") }
+            })
+            let theirPath = folder + "/psql-\(index).csv"
+            theirs.append(try Measure.time { try Self.psql(target, "\\copy (SELECT * FROM theirs ORDER BY id) TO '\(theirPath)' CSV HEADER") })
+        }
+        let (ourExport, theirExport) = (Distribution(ours).p50, Distribution(theirs).p50)
+        table.add("export of \(rows.formatted()) rows to CSV, cardfile / psql \\copy, p50", "\(duration(ourExport)) / \(duration(theirExport))")
+        table.add("export speed vs psql \\copy", String(format: "%.2f×", theirExport / ourExport), goal: "≥ 1.0×")
+    }
+
+    /// Runs `psql` on `url` with one command; fails unless it succeeds.
+    static func psql(_ url: String, _ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-q", "-X", "-v", "ON_ERROR_STOP=1", url, "-c", command]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchFailure(description: "psql failed: \(command)") }
     }
 
     /// The child's part: a live list of 50 paged from first to last; prints RSS, pages, seconds.

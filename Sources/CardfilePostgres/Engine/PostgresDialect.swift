@@ -64,6 +64,17 @@ package struct PostgresDialect: SQLDialect {
         return Self.binaryTypes.contains(column.declaredType) ? name : "\(name)::text AS \(("__cf_text_" + column.name).quotedIdentifier)"
     }
 
+    /// The server's own text of each value, as `COPY` writes it; booleans as `true`/`false` and
+    /// bytes in `\x` hex whatever `bytea_output` says (what the import reads back).
+    package func exportText(_ column: ColumnDescription) -> (expression: String, bare: Bool)? {
+        let name = column.name.quotedIdentifier
+        switch column.declaredType {
+        case "boolean": return ("CASE WHEN \(name) THEN 'true' WHEN NOT \(name) THEN 'false' END", true)
+        case "bytea": return ("'\\x' || encode(\(name), 'hex')", true)
+        default: return ("\(name)::text", [.integer, .real, .numeric].contains(column.affinity))
+        }
+    }
+
     /// The base types (as `format_type(oid, -1)` writes them) whose binary form
     /// ``PostgresEngineSession`` reads.
     static let binaryTypes: Set<String> = [

@@ -82,6 +82,27 @@ package struct PostgresEngineSession: EngineSession {
     /// none is open; `cancellation` is asked between batches (the server's sort before the
     /// first batch runs to its end: the protocol's cancel request is not sent yet).
     package func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws {
+        try scan(sql, arguments, cancellation: cancellation) { row in try body(try Self.values(row)) }
+    }
+
+    /// Each cell straight from the server's answer: no value, no string made of any.
+    package func forEachTextCell(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: (TextCell?) throws -> Void) throws {
+        try scan(sql, arguments, cancellation: cancellation) { row in
+            var index = 0
+            for cell in row {
+                if let bytes = cell.bytes {
+                    try bytes.withUnsafeReadableBytes { try body(TextCell(column: index, bytes: $0)) }
+                } else {
+                    try body(TextCell(column: index, bytes: nil))
+                }
+                index += 1
+            }
+            try body(nil)
+        }
+    }
+
+    /// Each row of `sql`, read through a cursor in batches of ``scanBatch``.
+    private func scan(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: (PostgresRow) throws -> Void) throws {
         try beforeStatement(sql)
         deferred?.ran(changed: 0)
         // (Inside the owner's transaction, or the body of another scan: the cursor lives in
@@ -102,7 +123,7 @@ package struct PostgresEngineSession: EngineSession {
             while true {
                 if cancellation?.isCancelled == true { throw Cancellation.Stopped() }
                 let batch = try fetch(cursor, backend: backend, cancellation: cancellation)
-                for row in batch { try body(try Self.values(row)) }
+                for row in batch { try body(row) }
                 if batch.count < scanBatch { break }
             }
             try session.run(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"))

@@ -17,21 +17,28 @@ enum CopyText {
         buffer.writeInteger(UInt8(0x0A))
     }
 
-    /// `text` with COPY's four escapes. Most fields need none and are copied whole (byte by
-    /// byte, a million rows took three times as long as `psql`'s `\copy`).
+    /// `text` with COPY's four escapes. Most fields need none and are copied whole, from the
+    /// string's own bytes.
     static func appendEscaped(_ text: String, to buffer: inout ByteBuffer) {
-        let plain = text.utf8.allSatisfy { $0 != 0x5C && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
-        if plain {
-            buffer.writeString(text)
-            return
-        }
-        for byte in text.utf8 {
-            switch byte {
-            case 0x5C: buffer.writeStaticString("\\\\")
-            case 0x09: buffer.writeStaticString("\\t")
-            case 0x0A: buffer.writeStaticString("\\n")
-            case 0x0D: buffer.writeStaticString("\\r")
-            default: buffer.writeInteger(byte)
+        var text = text
+        text.withUTF8 { bytes in
+            var plain = true
+            for byte in bytes where byte == 0x5C || byte == 0x09 || byte == 0x0A || byte == 0x0D {
+                plain = false
+                break
+            }
+            if plain {
+                buffer.writeBytes(UnsafeRawBufferPointer(bytes))
+                return
+            }
+            for byte in bytes {
+                switch byte {
+                case 0x5C: buffer.writeStaticString("\\\\")
+                case 0x09: buffer.writeStaticString("\\t")
+                case 0x0A: buffer.writeStaticString("\\n")
+                case 0x0D: buffer.writeStaticString("\\r")
+                default: buffer.writeInteger(byte)
+                }
             }
         }
     }

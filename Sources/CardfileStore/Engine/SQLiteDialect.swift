@@ -10,6 +10,7 @@ package struct SQLiteDialect: SQLDialect {
     package var lockForWrite: String { "" }
     package var storesValuesAsGiven: Bool { true }
     package var typesTextByColumn: Bool { false }
+    package func exportText(_ column: ColumnDescription) -> (expression: String, bare: Bool)? { nil }
 
     package func placeholder(for column: ColumnDescription) -> String { "?" }
 

@@ -58,7 +58,23 @@ public struct Exporter {
         let clause = query.whereClause([])
         let names = columns.map(\.name)
         if let engine = core.engine {
-            let select = columns.map(entity.table.dialect.selectExpression).joined(separator: ", ")
+            let dialect = entity.table.dialect
+            let texts = columns.compactMap(dialect.exportText)
+            if format == .csv || format == .tsv, texts.count == columns.count {
+                // The server writes each whole line: one cell a row costs less to read than a
+                // cell a value (1M rows of 5 columns, release: 1.45 s, against 1.7 s a cell at a
+                // time and 2.7 s through values; psql's COPY takes 0.44 s, which postgres-nio
+                // cannot receive).
+                let line = Self.lineExpression(texts, delimiter: format == .tsv ? "\t" : ",", null: null)
+                let sql = "SELECT \(line) AS \"__cf_export_line\" FROM \(entity.table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
+                return try storeErrors(path: core.path) {
+                    try engine.read { session in
+                        try exportLines(names: names, from: session, sql: sql, arguments: clause.arguments,
+                                        progress: progress, isCancelled: isCancelled, write)
+                    }
+                }
+            }
+            let select = columns.map(dialect.selectExpression).joined(separator: ", ")
             let sql = "SELECT \(select) FROM \(entity.table.fromSQL)\(clause.sql) ORDER BY \(query.orderBy())"
             return try storeErrors(path: core.path) {
                 try engine.read { session in
@@ -130,6 +146,53 @@ public struct Exporter {
                 return count
             }
         }
+    }
+
+    /// A row of CSV or TSV as one SQL expression: each value's text (``SQLDialect/exportText(_:)``),
+    /// bare or quoted with its quotes doubled, NULL as `null`, joined by `delimiter`.
+    static func lineExpression(_ texts: [(expression: String, bare: Bool)], delimiter: String, null: String) -> String {
+        let nullLiteral = "'" + null.replacingOccurrences(of: "'", with: "''") + "'"
+        return texts.map { text in
+            let shown = text.bare ? text.expression : "'\"' || replace(\(text.expression), '\"', '\"\"') || '\"'"
+            return "COALESCE(\(shown), \(nullLiteral))"
+        }.joined(separator: " || '\(delimiter)' || ")
+    }
+
+    /// CSV or TSV on another engine, whose server wrote each line (``lineExpression(_:delimiter:null:)``).
+    /// Returns the rows written (fewer when cancelled).
+    private func exportLines(
+        names: [String], from session: any EngineSession, sql: String, arguments: [Value],
+        progress: (Int) -> Void, isCancelled: () -> Bool, _ write: ([UInt8]) throws -> Void
+    ) throws -> Int {
+        struct Stop: Error {}
+        var out: [UInt8] = []
+        out.reserveCapacity(1 << 17)
+        for (index, name) in names.enumerated() {
+            if index > 0 { out.append(format == .tsv ? 0x09 : 0x2C) }
+            Self.appendQuoted(name, to: &out)
+        }
+        out.append(0x0A)
+        var count = 0
+        do {
+            try session.forEachTextCell(sql, arguments, cancellation: nil) { cell in
+                if let cell {
+                    if let bytes = cell.bytes { out.append(contentsOf: bytes) }
+                    return
+                }
+                out.append(0x0A)
+                count += 1
+                if out.count >= 1 << 16 {
+                    try write(out)
+                    out.removeAll(keepingCapacity: true)
+                    progress(count)
+                    if isCancelled() { throw Stop() }
+                }
+            }
+        } catch is Stop {
+            return count
+        }
+        try write(out)
+        return count
     }
 
     /// The export on another engine: each row `sql` reads on `session` (as values) written in
