@@ -85,6 +85,44 @@ struct PostgresCommandTests {
             containing: "--no-such-option", notShowing: "parse-secret")
     }
 
+    /// `cardfile import` and `export` on a server as a script runs them: the summary and its
+    /// refused lines on standard output, statuses as on SQLite, the round trip exact, and what
+    /// cannot work said in one line, password masked.
+    @Test func importAndExportOnAServer() throws {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        defer { server.drop(database) }
+        try server.psql(database, "CREATE TABLE books (id int PRIMARY KEY, title text NOT NULL, price numeric, tags jsonb); CREATE TABLE again (LIKE books INCLUDING ALL)")
+        let folder = TemporaryDirectory()
+        let file = folder.file("books.csv")
+        try "id,title,price,tags\n1,\"Dune\\tab\t\"\"x\"\"\",12.345678901234567890123,\"{\"\"a\"\": [1, 2]}\"\n2,,1,\n3,Emma,cheap,\n4,\"\",,\n"
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let url = server.url(database: database)
+        let imported = try Self.cardfile(["import", url, file, "--table", "books"])
+        #expect(imported.status == 0, "\(imported.errors)")
+        #expect(imported.output.contains("imported 2 rows: 2 inserted, 2 rejected"), "\(imported.output)")
+        #expect(imported.output.contains("books.csv line 3, column title: needs a value"), "\(imported.output)")
+        #expect(imported.output.contains("books.csv line 4, column price: invalid input syntax for type numeric: \"cheap\""), "\(imported.output)")
+        #expect(try server.psql(database, "SELECT price FROM books WHERE id = 1") == "12.345678901234567890123")
+
+        let out = folder.file("out.csv")
+        let exported = try Self.cardfile(["export", url, "--table", "books", "--output", out])
+        #expect(exported.status == 0, "\(exported.errors)")
+        #expect(exported.errors.contains("Exported 2 rows"))
+        let back = try Self.cardfile(["import", url, out, "--table", "again", "--atomic"])
+        #expect(back.output.contains("imported 2 rows: 2 inserted"), "\(back.output)")
+        #expect(try server.psql(database, "SELECT count(*) FROM (SELECT * FROM books EXCEPT SELECT * FROM again) AS d") == "0")
+        #expect(try server.psql(database, "SELECT count(*) FROM again WHERE title = '' AND price IS NULL") == "1", "the empty string stays one, NULL stays NULL")
+
+        let again = try Self.cardfile(["import", url, out, "--table", "again", "--atomic"])
+        #expect(again.status == 1)
+        #expect(again.output.contains("nothing imported"), "\(again.output)")
+        Self.expectOneLineFailure(try Self.cardfile(["import", url, file, "--table", "missing"]),
+                                  containing: "no table or view \"missing\"", notShowing: server.password)
+        Self.expectOneLineFailure(try Self.cardfile(["import", url, file, "--table", "fresh", "--create"]),
+                                  containing: "--create is not available on PostgreSQL", notShowing: server.password)
+    }
+
     /// Two editors on one PostgreSQL table, in real terminals, with psql as a third writer:
     /// one editor's save shows in the other's list, a same-field edit opens the dialog, and
     /// what psql commits shows too (the triggers of `cardfile pg-setup` announce every commit).
