@@ -43,7 +43,6 @@ public final class PostgresSession: Sendable {
     /// connecting and logging in are bounded by the location's `connect_timeout` whatever it
     /// is, or by `connectWithin` when that is shorter.
     public static func open(_ location: PostgresLocation, answerWithin: Duration? = nil, connectWithin: Duration? = nil) throws(PostgresProblem) -> PostgresSession {
-        let logger = Logger(label: "cardfile.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let configuration: PostgresConnection.Configuration
         do {
             configuration = try Self.configuration(for: location)
@@ -52,8 +51,18 @@ public final class PostgresSession: Sendable {
         } catch {
             throw .encryptionFailed(server: location.serverName, reason: String(describing: error))
         }
-        let connecting = PostgresConnection.connect(
-            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration, id: 1, logger: logger)
+        return try open(location, configuration: configuration, answerWithin: answerWithin, connectWithin: connectWithin)
+    }
+
+    /// Connects and logs in as `configuration` says (a channel of the caller's own, say), with
+    /// `location` for messages and the limits ``open(_:answerWithin:connectWithin:)`` has.
+    static func open(
+        _ location: PostgresLocation, configuration: PostgresConnection.Configuration, answerWithin: Duration? = nil, connectWithin: Duration? = nil
+    ) throws(PostgresProblem) -> PostgresSession {
+        let logger = Logger(label: "cardfile.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        // (A channel of the caller's own is served by its own event loop.)
+        let loop = configuration.establishedChannel?.eventLoop ?? PostgresConnection.defaultEventLoopGroup.any()
+        let connecting = PostgresConnection.connect(on: loop, configuration: configuration, id: 1, logger: logger)
         // (postgres-nio bounds the TCP connection only: a server that accepts it and then says
         // nothing would be waited for without end.)
         let connectLimit = min(location.connectTimeout, connectWithin ?? location.connectTimeout)
@@ -188,36 +197,41 @@ public final class PostgresSession: Sendable {
                 unixSocketPath: "\(location.host)/.s.PGSQL.\(location.port)", username: location.user,
                 password: location.password, database: location.database)
         } else {
-            let tls: PostgresConnection.Configuration.TLS
-            let roots = location.rootCertificate
-            let verifying = location.sslMode == .verifyCA || location.sslMode == .verifyFull
-            if verifying, roots == nil {
-                throw PostgresProblem.encryptionFailed(
-                    server: location.serverName,
-                    reason: "sslmode=\(location.sslMode.rawValue) needs the authority that signed the server's certificate: put it in ~/.postgresql/root.crt, or name its file with sslrootcert= or PGSSLROOTCERT (sslrootcert=system trusts the system's authorities)")
-            }
-            switch location.sslMode {
-            case .disable, .allow:
-                tls = .disable
-            case .prefer:
-                tls = .prefer(try NIOSSLContext(configuration: tlsConfiguration(verifying: .none, roots: nil)))
-            case .require:
-                // libpq checks the authority when a root certificate is there, even here.
-                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: roots == nil ? .none : .noHostnameVerification, roots: roots)))
-            case .verifyCA:
-                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .noHostnameVerification, roots: roots)))
-            case .verifyFull:
-                // postgres-nio names a host (not an address) to the server, and the certificate is
-                // checked against it, or against the address.
-                tls = .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .fullVerification, roots: roots)))
-            }
             configuration = .init(
                 host: location.host, port: location.port, username: location.user,
-                password: location.password, database: location.database, tls: tls)
+                password: location.password, database: location.database, tls: try tls(for: location))
         }
         let seconds = location.connectTimeout.components.seconds
         configuration.options.connectTimeout = .seconds(seconds)
         return configuration
+    }
+
+    /// Encryption as `sslmode` asks (libpq's meanings: `prefer` and `require` do not check the
+    /// certificate, unless a root certificate is there).
+    static func tls(for location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
+        if location.isSocket { return .disable }
+        let roots = location.rootCertificate
+        let verifying = location.sslMode == .verifyCA || location.sslMode == .verifyFull
+        if verifying, roots == nil {
+            throw PostgresProblem.encryptionFailed(
+                server: location.serverName,
+                reason: "sslmode=\(location.sslMode.rawValue) needs the authority that signed the server's certificate: put it in ~/.postgresql/root.crt, or name its file with sslrootcert= or PGSSLROOTCERT (sslrootcert=system trusts the system's authorities)")
+        }
+        switch location.sslMode {
+        case .disable, .allow:
+            return .disable
+        case .prefer:
+            return .prefer(try NIOSSLContext(configuration: tlsConfiguration(verifying: .none, roots: nil)))
+        case .require:
+            // libpq checks the authority when a root certificate is there, even here.
+            return .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: roots == nil ? .none : .noHostnameVerification, roots: roots)))
+        case .verifyCA:
+            return .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .noHostnameVerification, roots: roots)))
+        case .verifyFull:
+            // postgres-nio names a host (not an address) to the server, and the certificate is
+            // checked against it, or against the address.
+            return .require(try NIOSSLContext(configuration: tlsConfiguration(verifying: .fullVerification, roots: roots)))
+        }
     }
 
     private static func tlsConfiguration(verifying verification: CertificateVerification, roots: String?) -> TLSConfiguration {

@@ -250,6 +250,29 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         }
     }
 
+    /// `COPY (select) TO STDOUT` on a connection of its own (``PostgresCopyOut``), its values
+    /// written into the statement (a `COPY` takes no parameters).
+    package func bulkExport(
+        select: String, arguments: [Value], quoted: [Bool], delimiter: UInt8, null: String,
+        isCancelled: () -> Bool, _ chunk: ([UInt8], Int) throws -> Void
+    ) throws -> BulkExport {
+        guard PostgresCopyOut.isPossible(for: place) else { return .unavailable }
+        try failIfUnreachable()
+        let forced = quoted.indices.filter { quoted[$0] }.map { "\"__cf_export_\($0)\"" }
+        let copy = "COPY (\(PostgresValues.inlined(select, arguments))) TO STDOUT WITH (FORMAT csv, DELIMITER "
+            + (delimiter == 0x09 ? "E'\\t'" : "','") + ", NULL " + PostgresValues.literal(.text(null))
+            + (forced.isEmpty ? "" : ", FORCE_QUOTE (\(forced.joined(separator: ", ")))") + ")"
+        let rows: Int?
+        do {
+            rows = try PostgresCopyOut.run(copy, at: place, isCancelled: isCancelled) { buffer, rows in
+                try chunk(Array(buffer.readableBytesView), rows)
+            }
+        } catch let problem as PostgresProblem {
+            throw noted(problem)
+        }
+        return rows.map { .written(rows: $0) } ?? .cancelled
+    }
+
     /// Every table and view of the search path (in path order, as the catalog lists them),
     /// each described; a table the user may not read is not listed.
     package func readSchema() throws -> DatabaseSchema {

@@ -85,22 +85,6 @@ package struct PostgresEngineSession: EngineSession {
         try scan(sql, arguments, cancellation: cancellation) { row in try body(try Self.values(row)) }
     }
 
-    /// Each cell straight from the server's answer: no value, no string made of any.
-    package func forEachTextCell(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: (TextCell?) throws -> Void) throws {
-        try scan(sql, arguments, cancellation: cancellation) { row in
-            var index = 0
-            for cell in row {
-                if let bytes = cell.bytes {
-                    try bytes.withUnsafeReadableBytes { try body(TextCell(column: index, bytes: $0)) }
-                } else {
-                    try body(TextCell(column: index, bytes: nil))
-                }
-                index += 1
-            }
-            try body(nil)
-        }
-    }
-
     /// Each row of `sql`, read through a cursor in batches of ``scanBatch``.
     private func scan(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: (PostgresRow) throws -> Void) throws {
         try beforeStatement(sql)
@@ -242,7 +226,7 @@ package struct PostgresEngineSession: EngineSession {
     /// Quotes are `'…'` (an `E'…'` string also skips what follows a backslash) and `"…"`;
     /// comments `-- …` to the end of the line and `/* … */`. Dollar quoting is not read: the
     /// store's own statements never use it.
-    static func numbered(_ sql: String) -> (sql: String, count: Int) {
+    static func numbered(_ sql: String, as placeholder: (Int) -> String = { "$\($0)" }) -> (sql: String, count: Int) {
         var out = ""
         out.reserveCapacity(sql.utf8.count + 16)
         var count = 0
@@ -281,7 +265,7 @@ package struct PostgresEngineSession: EngineSession {
                 current = " "
             } else if char == "?" {
                 count += 1
-                out += "$\(count)"
+                out += placeholder(count)
                 beforePrevious = previous
                 previous = current
                 continue

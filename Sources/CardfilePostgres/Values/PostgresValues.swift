@@ -100,4 +100,37 @@ public enum PostgresValues {
         case .blob(let data): return "\\x" + data.map { String(format: "%02x", $0) }.joined()
         }
     }
+
+    /// `value` as an SQL literal of no declared type (bytes as `bytea`), as a bound value
+    /// would be read: dollar-quoted, so no setting (`standard_conforming_strings`) and no
+    /// character in it changes how it is read.
+    static func literal(_ value: Value) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let number): return String(number)
+        case .blob: return dollarQuoted(text(value)) + "::bytea"
+        default: return dollarQuoted(text(value))
+        }
+    }
+
+    /// `text` between `$cf$` quotes (or `$cf1$`, …): the first tag whose closing quote is
+    /// first found where it is put, after the whole text.
+    static func dollarQuoted(_ text: String) -> String {
+        var number = 0
+        while true {
+            let quote = number == 0 ? "$cf$" : "$cf\(number)$"
+            let quoted = text + quote
+            if quoted.range(of: quote)?.lowerBound == quoted.index(quoted.endIndex, offsetBy: -quote.count) {
+                return quote + quoted
+            }
+            number += 1
+        }
+    }
+
+    /// `sql` with each `?` outside quotes and comments replaced by its value's literal.
+    static func inlined(_ sql: String, _ values: [Value]) -> String {
+        PostgresEngineSession.numbered(sql) { number in
+            values.indices.contains(number - 1) ? " \(literal(values[number - 1])) " : "NULL"
+        }.sql
+    }
 }

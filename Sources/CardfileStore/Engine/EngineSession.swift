@@ -16,12 +16,6 @@ package protocol EngineSession {
     /// SQLite's even inside its own sort, PostgreSQL's between batches.
     func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws
 
-    /// Hands each cell of each row of `sql` to `body` as its bytes (nil for NULL), which are
-    /// valid only during the call, then `nil` for the row's end: a whole table streamed out
-    /// (an export) with no value made of any cell. `sql` selects text (see
-    /// ``SQLDialect/exportText(_:)``). Cancelled as ``forEachRow(_:_:cancellation:_:)`` is.
-    func forEachTextCell(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: (TextCell?) throws -> Void) throws
-
     /// Runs a statement that returns no rows; returns how many rows it changed (not counting
     /// what triggers or cascades changed).
     func execute(_ sql: String, _ arguments: [Value]) throws -> Int
@@ -40,43 +34,7 @@ package protocol EngineSession {
     func isServedByIndex(_ sql: String, _ arguments: [Value]) throws -> Bool
 }
 
-/// One cell of a row read as text (``EngineSession/forEachTextCell(_:_:cancellation:_:)``):
-/// its column's position and its bytes, nil for NULL.
-package struct TextCell {
-    package let column: Int
-    package let bytes: UnsafeRawBufferPointer?
-
-    package init(column: Int, bytes: UnsafeRawBufferPointer?) {
-        self.column = column
-        self.bytes = bytes
-    }
-}
-
 extension EngineSession {
-    /// Each row through ``forEachRow(_:_:cancellation:_:)``, each value as the text of its
-    /// own form (numbers in digits, bytes in `\x` hex): for an engine without a faster way.
-    package func forEachTextCell(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: (TextCell?) throws -> Void) throws {
-        try forEachRow(sql, arguments, cancellation: cancellation) { values in
-            for (index, value) in values.enumerated() {
-                var text: [UInt8]
-                switch value {
-                case .null:
-                    try body(TextCell(column: index, bytes: nil))
-                    continue
-                case .integer(let number): text = Array(String(number).utf8)
-                case .real(let number): text = Array("\(number)".utf8)
-                case .text(let string), .decimal(let string): text = Array(string.utf8)
-                case .boolean(let flag): text = Array((flag ? "true" : "false").utf8)
-                case .blob(let data):
-                    text = []
-                    Exporter.appendHex(data, to: &text)
-                }
-                try text.withUnsafeBytes { try body(TextCell(column: index, bytes: $0)) }
-            }
-            try body(nil)
-        }
-    }
-
     /// The first row of `sql`, or nil.
     func firstRow(_ sql: String, _ arguments: [Value]) throws -> [Value]? {
         try rows(sql, arguments).first

@@ -51,10 +51,10 @@ package protocol SQLDialect: Sendable {
     var unlimited: Value { get }
     /// The select-list entry reading `column` as a ``Value`` (under its own name).
     func selectExpression(_ column: ColumnDescription) -> String
-    /// How an export reads `column` as text the engine formats itself (what
-    /// ``EngineSession/forEachTextCell(_:_:cancellation:_:)`` streams), and whether CSV writes
-    /// it bare (a number, a boolean, bytes in `\x` hex) rather than quoted; nil where the
-    /// export reads values (SQLite, whose rows it reads from the statement directly).
+    /// How an export reads `column` for the engine's own CSV writer
+    /// (``StoreEngine/bulkExport(select:arguments:quoted:delimiter:null:isCancelled:_:)``), and
+    /// whether CSV writes it bare (a number, a boolean, bytes in `\x` hex) rather than quoted;
+    /// nil where the export reads values (SQLite, whose rows it reads from the statement directly).
     func exportText(_ column: ColumnDescription) -> (expression: String, bare: Bool)?
 }
 

@@ -47,4 +47,25 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// ``EngineImport``); refused rows are named in `file`'s words.
     /// - Throws: ``StoreError`` when no connection could be opened.
     func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, file: String) throws -> any EngineImport
+
+    /// Streams the rows of `select` out as CSV the engine writes itself (PostgreSQL's `COPY …
+    /// TO STDOUT`), handing the bytes to `chunk` as they come, with the rows they hold. `select`'s columns are the
+    /// export's text (``SQLDialect/exportText(_:)``), each named `"__cf_export_<position>"`;
+    /// `quoted` says which are quoted (the others go bare), NULL is written as `null`, fields
+    /// are separated by `delimiter` (a comma or a tab). `isCancelled` is asked after each chunk.
+    /// ``BulkExport/unavailable`` when the engine cannot here: the caller reads the rows itself.
+    func bulkExport(
+        select: String, arguments: [Value], quoted: [Bool], delimiter: UInt8, null: String,
+        isCancelled: () -> Bool, _ chunk: ([UInt8], Int) throws -> Void
+    ) throws -> BulkExport
+}
+
+/// How an engine's own export went (``StoreEngine/bulkExport(select:arguments:quoted:delimiter:null:isCancelled:_:)``).
+package enum BulkExport: Equatable {
+    /// The engine has no way of its own here.
+    case unavailable
+    /// Every row written: how many.
+    case written(rows: Int)
+    /// Stopped when asked, the output cut short.
+    case cancelled
 }
