@@ -59,6 +59,12 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// The writer as last opened, for closing it from another thread when the server stops
     /// answering (``abandonConnections()``); `writer` itself is touched only under `writing`.
     private let currentWriter: NIOLockedValueBox<PostgresSession?>
+    /// The connections of imports and exports running, ended with the others when the server
+    /// stops answering.
+    private let transfers = NIOLockedValueBox<[ObjectIdentifier: PostgresSession]>([:])
+    /// The tables (by their names in the schema) that take `COPY`, partitioned or not (views
+    /// do not), and which.
+    private let copyable = NIOLockedValueBox<[String: PostgresRelation.Kind]>([:])
     /// Set by ``close()``: a feed put back after it is closed instead.
     private let closed = NIOLockedValueBox(false)
 
@@ -230,7 +236,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         readers.lock()
         let open = pool.free + Array(pool.inUse.values)
         readers.unlock()
-        for session in open + [currentWriter.withLockedValue { $0 }].compactMap({ $0 }) {
+        for session in open + [currentWriter.withLockedValue { $0 }].compactMap({ $0 }) + transfers.withLockedValue({ Array($0.values) }) {
             let connection = session.connection
             connection.close().whenComplete { _ in _ = connection }
         }
@@ -240,11 +246,18 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// 0.81–0.94 with 10,000 (each batch is a transaction and a round trip of its own).
     package var importBatchRows: Int { 50_000 }
 
-    /// An import on a connection of its own (``PostgresImport``).
-    package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, file: String) throws -> any EngineImport {
+    /// An import on a connection of its own (``PostgresImport``), ended with the others when
+    /// the server stops answering (``abandonConnections()``).
+    package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String) throws -> any EngineImport {
         try failIfUnreachable()
         do {
-            return try PostgresImport(location: place, table: table, mode: mode, atomic: atomic, file: file)
+            let session = try PostgresSession.open(place)
+            let id = ObjectIdentifier(session)
+            transfers.withLockedValue { $0[id] = session }
+            return try PostgresImport(
+                session: session, table: table, byCopy: copyable.withLockedValue { $0[table.name] != nil },
+                plainTable: copyable.withLockedValue { $0[table.name] == .table }, mode: mode, atomic: atomic,
+                stopAtFirst: stopAtFirst, file: file, closed: { [transfers] in _ = transfers.withLockedValue { $0.removeValue(forKey: id) } })
         } catch {
             throw PostgresImport.storeError(error, server: place.serverName)
         }
@@ -264,7 +277,12 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
             + (forced.isEmpty ? "" : ", FORCE_QUOTE (\(forced.joined(separator: ", ")))") + ")"
         let rows: Int?
         do {
-            rows = try PostgresCopyOut.run(copy, at: place, isCancelled: isCancelled) { buffer, rows in
+            let transfers = self.transfers
+            rows = try PostgresCopyOut.run(copy, at: place, isCancelled: isCancelled, opened: { session in
+                transfers.withLockedValue { $0[ObjectIdentifier(session)] = session }
+            }, closing: { session in
+                _ = transfers.withLockedValue { $0.removeValue(forKey: ObjectIdentifier(session)) }
+            }) { buffer, rows in
                 try chunk(Array(buffer.readableBytesView), rows)
             }
         } catch let problem as PostgresProblem {
@@ -282,17 +300,20 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         var tables: [TableSchema] = []
         var named: [PendingChanges.QualifiedName: String] = [:]
         var heard = Set<String>()
+        var takesCopy: [String: PostgresRelation.Kind] = [:]
         try answering { () throws(PostgresProblem) in
             let withTriggers = try NotifySetup(session: session).announcedTables()
             for relation in try catalog.relations() {
                 let table = try catalog.describe(relation).tableSchema
                 tables.append(table)
+                if relation.kind == .table || relation.kind == .partitionedTable { takesCopy[table.name] = relation.kind }
                 named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
                 if withTriggers.contains(relation.oid) { heard.insert(table.name) }
             }
         }
         names.withLockedValue { $0 = named }
         announced.withLockedValue { $0 = heard }
+        copyable.withLockedValue { $0 = takesCopy }
         return DatabaseSchema(tables: tables)
     }
 

@@ -4,6 +4,21 @@ import CardfileStore
 struct ImportStatement {
     /// The table's columns the values go to, in the rows' order.
     let columns: [Int]
+    /// The columns an existing row is found by (upsert, replace).
+    let target: [Int]
+    /// How the rows a statement returns are counted.
+    let counting: Counting
+    enum Counting {
+        /// Each row returned was inserted (the others were left alone).
+        case returnedAreInserted
+        /// Each row returned says whether it was inserted (`xmax = 0`) or updated.
+        case returnedSayWhich
+        /// One row a statement, its key looked for first: a relation with no `xmax` to return
+        /// (a partitioned table).
+        case keyLookedUpFirst
+    }
+    /// With ``Counting/keyLookedUpFirst``: whether a row's key is there (a `?` for each key value).
+    let existsSQL: String?
     /// For postgres-nio's `copyFrom`, which wraps what it is given in double quotes as it
     /// is: the table as `schema"."name` (so that its quotes complete `"schema"."name"`) and
     /// each column with its inner quotes doubled.
@@ -17,19 +32,23 @@ struct ImportStatement {
     private let tail: String
     private let placeholders: String
 
-    init(table: TableSchema, columns: [Int], mode: ImportOptions.Mode, target: [Int]?) {
+    /// `plainTable`: a table that is not partitioned, whose rows can return `xmax`.
+    init(table: TableSchema, columns: [Int], mode: ImportOptions.Mode, target: [Int]?, plainTable: Bool) {
         self.columns = columns
+        self.target = target ?? []
         let quoted = table.quotedColumnNames
         // (Both are quoted identifiers, `"…"`, with inner quotes doubled.)
         copyTable = String(table.quotedName.dropFirst().dropLast())
         copyColumns = columns.map { String(quoted[$0].dropFirst().dropLast()) }
-        rowsPerStatement = columns.isEmpty ? 1 : min(1_000, 65_535 / columns.count)
+        let updating = (mode == .upsert || mode == .replace) && target != nil
+        rowsPerStatement = columns.isEmpty || (updating && !plainTable) ? 1 : min(1_000, 65_535 / columns.count)
         head = columns.isEmpty
             ? "INSERT INTO \(table.quotedName) DEFAULT VALUES"
             : "INSERT INTO \(table.quotedName) AS cardfile_row (\(columns.map { quoted[$0] }.joined(separator: ", "))) VALUES "
         placeholders = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        // `xmax = 0` tells a row inserted from one an upsert updated.
-        let returning = " RETURNING (xmax = 0)"
+        // `xmax = 0` tells a row an upsert inserted from one it updated; a partitioned table
+        // refuses it, and its rows go one at a time, each key looked for first.
+        let returning = updating && plainTable ? " RETURNING (xmax = 0)" : " RETURNING TRUE"
         switch (mode, target) {
         case (.insert, _), (.replace, nil):
             tail = returning
@@ -58,6 +77,11 @@ struct ImportStatement {
         case (.upsert, nil):
             tail = returning   // (never sent: such rows are refused first)
         }
+        counting = !updating ? .returnedAreInserted : plainTable ? .returnedSayWhich : .keyLookedUpFirst
+        let keys = (target ?? []).map { quoted[$0] }
+        existsSQL = counting == .keyLookedUpFirst
+            ? "SELECT count(*) FROM \(table.quotedName) WHERE " + keys.map { "\($0) = ?" }.joined(separator: " AND ")
+            : nil
     }
 
     /// The statement for `rows` rows, with a `?` for each value.

@@ -28,10 +28,18 @@ enum PostgresCopyOut {
     /// `body` in chunks as they arrive, with the rows each holds; returns the rows the server
     /// says it wrote. When
     /// `isCancelled` turns true (asked after each chunk), the connection is closed and nil
-    /// returned.
-    static func run(_ copy: String, at location: PostgresLocation, isCancelled: () -> Bool, _ body: (ByteBuffer, Int) throws -> Void) throws -> Int? {
+    /// returned. `opened` and `closing` hear of the connection (an engine ends it with its
+    /// own when the server stops answering).
+    static func run(
+        _ copy: String, at location: PostgresLocation, isCancelled: () -> Bool,
+        opened: (PostgresSession) -> Void, closing: (PostgresSession) -> Void, _ body: (ByteBuffer, Int) throws -> Void
+    ) throws -> Int? {
         let (session, channel) = try open(location)
-        defer { session.close() }
+        opened(session)
+        defer {
+            closing(session)
+            session.close()
+        }
         let sink = CopyOutSink()
         let handler = CopyOutHandler(sink: sink)
         do {

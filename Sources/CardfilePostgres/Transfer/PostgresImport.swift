@@ -5,36 +5,52 @@ import PostgresNIO
 
 /// An import's rows into a PostgreSQL table (``EngineImport``), on a connection of its own.
 ///
-/// - Insert mode sends each batch with `COPY … FROM STDIN` in its text format, as `psql`'s
-///   `\copy` does: the server's input functions read every field.
-/// - Ignore, upsert and replace send `INSERT … ON CONFLICT` with many rows a statement.
-/// - Each batch is a transaction (atomic: a savepoint in the import's one transaction). A
-///   batch the server refuses is split in halves, each tried again under a savepoint, until
-///   each refused row stands alone: it is reported by its line with the server's reason, and
-///   the others go in. One bad row among 50,000 costs about 32 more tries, not 50,000.
+/// - Insert mode into a table sends each batch with `COPY … FROM STDIN` in its text format,
+///   as `psql`'s `\copy` does: the server's input functions read every field. A refused row
+///   is named by the server (`COPY t, line 5, column year`): it is reported, the rows before it
+///   are sent again, and the copy goes on after it, a few rows at a time until rows go in again.
+/// - Ignore, upsert and replace (and insert into a view) send `INSERT … ON CONFLICT` with many
+///   rows a statement. A refused statement is split in halves, each tried again, down to the
+///   rows it refuses: one bad row among 1,000 costs about 20 more tries.
+/// - Each batch is a transaction (atomic: a savepoint in the import's one transaction), with
+///   deferred constraints checked at each statement, so a row that breaks one is found.
+/// - With `stopAtFirst` (`--on-error abort`) nothing after the first refused row is written.
 final class PostgresImport: EngineImport {
     private let session: PostgresSession
     private let executor: ThreadExecutor
     private let table: TableSchema
     private let mode: ImportOptions.Mode
     private let atomic: Bool
+    private let stopAtFirst: Bool
+    /// The relation takes `COPY` (a table; a view does not).
+    private let byCopy: Bool
+    /// A table that is not partitioned (its rows can return `xmax`).
+    private let plainTable: Bool
     private let file: String
     /// Looked up once: NOT NULL by column index.
     private let notNull: [Bool]
     private var inTransaction = false
+    /// A refused row was met with `stopAtFirst`: nothing more is written.
+    private var stopped = false
+    private let closed: () -> Void
 
-    init(location: PostgresLocation, table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, file: String) throws(PostgresProblem) {
-        session = try PostgresSession.open(location)
+    /// An import on `session` (opened for it; closed by ``close()``, which then calls `closed`).
+    init(session: PostgresSession, table: TableSchema, byCopy: Bool, plainTable: Bool, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool,
+         file: String, closed: @escaping () -> Void) throws(PostgresProblem) {
+        self.session = session
         executor = ThreadExecutor(name: "cardfile import")
         self.table = table
+        self.byCopy = byCopy
+        self.plainTable = plainTable
         self.mode = mode
         self.atomic = atomic
+        self.stopAtFirst = stopAtFirst
         self.file = file
+        self.closed = closed
         notNull = table.columns.map(\.isNotNull)
         if atomic {
             do {
-                try session.run("BEGIN")
-                inTransaction = true
+                try begin()
             } catch {
                 close()
                 throw error
@@ -44,18 +60,16 @@ final class PostgresImport: EngineImport {
 
     func write(_ rows: [Importer.PendingRow]) throws -> ImportBatchOutcome {
         var outcome = ImportBatchOutcome()
+        guard !stopped else { return outcome }
         do {
-            if !atomic {
-                try session.run("BEGIN")
-                inTransaction = true
-            }
+            if !atomic { try begin() }
             // Rows of a delimited file all go to the same columns; a JSON file's may not.
             var start = rows.startIndex
-            while start < rows.endIndex {
+            while start < rows.endIndex, !stopped {
                 let columns = rows[start].columns
                 var end = start + 1
                 while end < rows.endIndex, rows[end].columns == columns { end += 1 }
-                try put(Array(rows[start..<end]), columns: columns, into: &outcome)
+                try put(rows[start..<end], columns: columns, into: &outcome)
                 start = end
             }
             if !atomic {
@@ -82,6 +96,15 @@ final class PostgresImport: EngineImport {
         inTransaction = false
         session.close()
         executor.end()
+        closed()
+    }
+
+    /// Begins a transaction whose deferred constraints are checked at each statement (at
+    /// `COMMIT` a refusal would lose the whole batch and name no row).
+    private func begin() throws(PostgresProblem) {
+        try session.run("BEGIN")
+        inTransaction = true
+        try session.run("SET CONSTRAINTS ALL IMMEDIATE")
     }
 
     /// The store's error for a failure that ends the import (not a row's refusal).
@@ -94,98 +117,111 @@ final class PostgresImport: EngineImport {
 
     // MARK: - One run of rows with the same columns
 
-    /// Writes `rows` (each row's NULL in a NOT NULL column refused first, as on SQLite, with
-    /// the hint about empty fields).
-    private func put(_ rows: [Importer.PendingRow], columns: [Int], into outcome: inout ImportBatchOutcome) throws {
+    /// Writes `rows`; a NULL in a NOT NULL column is refused first, as on SQLite, with the
+    /// hint about empty fields.
+    private func put(_ rows: ArraySlice<Importer.PendingRow>, columns: [Int], into outcome: inout ImportBatchOutcome) throws {
         var kept: [Importer.PendingRow] = []
         kept.reserveCapacity(rows.count)
         for row in rows {
-            if let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 {
-                outcome.reject(ImportRowError(file: file, line: row.line, column: table.columns[index].name,
-                                              reason: "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)"))
+            guard let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 else {
+                kept.append(row)
                 continue
             }
-            kept.append(row)
+            let error = ImportRowError(file: file, line: row.line, column: table.columns[index].name,
+                                       reason: "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)")
+            if stopAtFirst {
+                // The rows before it go in, unless one of them is refused first.
+                try putChecked(kept[...], columns: columns, into: &outcome)
+                if !stopped { outcome.reject(error) }
+                stopped = true
+                return
+            }
+            outcome.reject(error)
         }
-        guard !kept.isEmpty else { return }
+        try putChecked(kept[...], columns: columns, into: &outcome)
+    }
+
+    /// Writes rows that passed the checks made here.
+    private func putChecked(_ rows: ArraySlice<Importer.PendingRow>, columns: [Int], into outcome: inout ImportBatchOutcome) throws {
+        guard !rows.isEmpty else { return }
         let target = table.importConflictTarget(for: columns)
         if mode == .upsert, target == nil {
-            for row in kept {
+            for row in rows where !stopped {
                 outcome.reject(ImportRowError(file: file, line: row.line, column: nil, reason: "an upsert needs the primary key or a unique column in the row"))
+                stopped = stopAtFirst
             }
             return
         }
-        let statement = ImportStatement(table: table, columns: columns, mode: mode, target: target)
-        try attempt(kept[...], statement, into: &outcome)
+        let statement = ImportStatement(table: table, columns: columns, mode: mode, target: target, plainTable: plainTable)
+        if mode == .insert, byCopy, !columns.isEmpty {
+            try copyAll(rows, statement, into: &outcome)
+        } else {
+            try attempt(rows, statement, into: &outcome)
+        }
     }
 
-    /// Tries `rows` under a savepoint; when the server refuses one of them, tries each half
-    /// again, down to the single rows it refuses.
-    private func attempt(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement, into outcome: inout ImportBatchOutcome) throws {
-        try session.run("SAVEPOINT cardfile_import")
-        do {
-            let counts = try send(rows, statement)
-            try session.run("RELEASE SAVEPOINT cardfile_import")
-            outcome.inserted += counts.inserted
-            outcome.updated += counts.updated
-            switch mode {
-            case .ignore: outcome.skipped += rows.count - counts.inserted - counts.updated
-            default: outcome.unchanged += rows.count - counts.inserted - counts.updated
+    // MARK: - COPY, guided by the line the server names
+
+    /// Copies `rows`. When the server refuses one and says which, it is reported, the rows
+    /// before it copied again, and the rest tried a few at a time (doubling while they go in),
+    /// so a file of many bad rows costs a round trip a bad row, not a copy of the rest each.
+    private func copyAll(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement, into outcome: inout ImportBatchOutcome) throws {
+        var pending = rows
+        var window = pending.count
+        while !pending.isEmpty, !stopped {
+            let tried = pending.prefix(window)
+            try session.run("SAVEPOINT cardfile_import")
+            guard let refusal = try copy(tried, statement) else {
+                try session.run("RELEASE SAVEPOINT cardfile_import")
+                outcome.inserted += tried.count
+                pending = pending.dropFirst(tried.count)
+                window = min(pending.count, window * 2)
+                continue
             }
-        } catch let problem as PostgresProblem {
-            guard case .refused(let message, let detail, let state) = problem, Self.refusesRows(state) else { throw problem }
             try session.run("ROLLBACK TO SAVEPOINT cardfile_import")
             try session.run("RELEASE SAVEPOINT cardfile_import")
-            if rows.count == 1 {
-                let row = rows[rows.startIndex]
-                let (column, reason) = refusal(message: message, detail: detail, sqlState: state, row: row)
-                outcome.reject(ImportRowError(file: file, line: row.line, column: column, reason: reason))
-                return
+            guard let line = refusal.line, line >= 1, line <= tried.count else {
+                // The server named no row: halves, as for statements.
+                try attempt(tried, statement, into: &outcome)
+                pending = pending.dropFirst(tried.count)
+                window = max(1, pending.count)
+                continue
             }
-            let half = rows.startIndex + rows.count / 2
-            try attempt(rows[..<half], statement, into: &outcome)
-            try attempt(rows[half...], statement, into: &outcome)
+            let bad = tried.index(tried.startIndex, offsetBy: line - 1)
+            if bad > tried.startIndex {
+                // Went in before the refused one: they go in again (through halves, should a
+                // row's fate depend on the one refused after it).
+                try attempt(tried[..<bad], statement, into: &outcome)
+                if stopped { return }
+            }
+            reject(tried[bad], refusal, into: &outcome)
+            pending = pending.dropFirst(line)
+            window = min(pending.count, Self.afterRefusal)
         }
     }
 
-    /// SQLSTATEs that one row's values cause (and another row may not): a value its type
-    /// refuses (22), a constraint (23), a trigger's refusal (P0001), one upsert meeting a row
-    /// twice (21000). Anything else (no right to the table, the server gone) ends the import.
-    static func refusesRows(_ state: String) -> Bool {
-        state.hasPrefix("22") || state.hasPrefix("23") || state == "P0001" || state == "21000"
-    }
+    /// Rows tried after a refused one, doubling while they go in.
+    static let afterRefusal = 64
 
-    /// Rows inserted and updated; the rest of `rows` changed nothing.
-    private func send(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement) throws -> (inserted: Int, updated: Int) {
-        if mode == .insert, !statement.columns.isEmpty {
-            try copy(rows, statement)
-            return (rows.count, 0)
-        }
-        var inserted = 0
-        var updated = 0
-        var start = rows.startIndex
-        while start < rows.endIndex {
-            let end = min(rows.endIndex, start + statement.rowsPerStatement)
-            let chunk = rows[start..<end]
-            var values: [Value] = []
-            values.reserveCapacity(chunk.count * statement.columns.count)
-            for row in chunk { values += row.values }
-            for answer in try session.rows(PostgresEngineSession.query(statement.sql(rows: chunk.count), values)) {
-                if (try? answer.decode(Bool.self)) == true { inserted += 1 } else { updated += 1 }
-            }
-            start = end
-        }
-        return (inserted, updated)
+    /// A row the server refused, and what it said (with the row's place in the copy and its
+    /// column, when it named them).
+    struct Refusal {
+        var message: String
+        var detail: String?
+        var sqlState: String
+        var line: Int?
+        var column: String?
     }
 
     /// One `COPY` of `rows`, in the text format, sent in pieces of ``copyPiece`` rows as they
     /// are made: the server reads one while the next is made (one buffer for the whole batch
     /// made the import wait for the server and the server for the import, a third slower).
-    private func copy(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement) throws {
+    /// nil when it went in; the server's refusal of a row; a lost connection or any other
+    /// failure is thrown.
+    private func copy(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement) throws -> Refusal? {
         let connection = session.connection
         let logger = session.logger
         let (target, names) = (statement.copyTable, statement.copyColumns)
-        let location = session.location
         let batch = Array(rows)
         let piece = Self.copyPiece
         do {
@@ -202,34 +238,133 @@ final class PostgresImport: EngineImport {
                     }
                 }
             }
-        } catch let problem as PostgresProblem {
-            throw problem
+            return nil
         } catch {
-            throw PostgresProblem(running: error, on: location)
+            let problem = (error as? PostgresProblem) ?? PostgresProblem(running: error, on: session.location)
+            guard case .refused(let message, let detail, let state) = problem, Self.refusesRows(state) else { throw problem }
+            // `COPY t, line 5, column year: "x"`: where the server was.
+            let place = (error as? PSQLError)?.serverInfo?[.locationContext] ?? ""
+            return Refusal(message: message, detail: detail, sqlState: state, line: Self.number(after: "line ", in: place),
+                           column: Self.name(after: "column ", in: place))
         }
     }
 
     /// Rows a piece of a `COPY` holds.
     static let copyPiece = 2_000
 
+    /// The number after `marker` in `text` (`line 5,`).
+    static func number(after marker: String, in text: String) -> Int? {
+        guard let range = text.range(of: marker) else { return nil }
+        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    }
+
+    /// The column name after `marker` in `text` (`column year:`; a name with a colon in it is
+    /// not told apart, and gives nil).
+    static func name(after marker: String, in text: String) -> String? {
+        guard let range = text.range(of: ", " + marker) else { return nil }
+        let rest = text[range.upperBound...]
+        guard let colon = rest.firstIndex(of: ":") else { return String(rest) }
+        let name = String(rest[..<colon])
+        return name.isEmpty ? nil : name
+    }
+
+    // MARK: - Statements, split in halves
+
+    /// Tries `rows` under a savepoint; when the server refuses one of them, tries each half
+    /// again, down to the single rows it refuses.
+    private func attempt(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement, into outcome: inout ImportBatchOutcome) throws {
+        guard !rows.isEmpty, !stopped else { return }
+        try session.run("SAVEPOINT cardfile_import")
+        do {
+            let counts = try send(rows, statement)
+            try session.run("RELEASE SAVEPOINT cardfile_import")
+            outcome.inserted += counts.inserted
+            outcome.updated += counts.updated
+            switch mode {
+            case .ignore: outcome.skipped += rows.count - counts.inserted - counts.updated
+            default: outcome.unchanged += rows.count - counts.inserted - counts.updated
+            }
+        } catch let problem as PostgresProblem {
+            guard case .refused(let message, let detail, let state) = problem, Self.refusesRows(state) else { throw problem }
+            try session.run("ROLLBACK TO SAVEPOINT cardfile_import")
+            try session.run("RELEASE SAVEPOINT cardfile_import")
+            if rows.count == 1 {
+                reject(rows[rows.startIndex], Refusal(message: message, detail: detail, sqlState: state), into: &outcome)
+                return
+            }
+            let half = rows.startIndex + rows.count / 2
+            try attempt(rows[..<half], statement, into: &outcome)
+            try attempt(rows[half...], statement, into: &outcome)
+        }
+    }
+
+    /// SQLSTATE classes one row's values can cause (and another row's not): a value its type
+    /// refuses (22), a constraint (23) or a view's check option (44), a trigger's or a
+    /// routine's refusal (27, 2F, 38, 39, P0), an upsert meeting a row twice (21), a value
+    /// too large for an index (54). Anything else (no right to the table, the server gone, a
+    /// feature a view lacks) is every row's, and ends the import.
+    static func refusesRows(_ state: String) -> Bool {
+        ["21", "22", "23", "27", "2F", "38", "39", "44", "54", "P0"].contains(String(state.prefix(2)))
+    }
+
+    /// Rows inserted and updated; the rest of `rows` changed nothing.
+    private func send(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement) throws -> (inserted: Int, updated: Int) {
+        var inserted = 0
+        var updated = 0
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let end = min(rows.endIndex, start + statement.rowsPerStatement)
+            let chunk = rows[start..<end]
+            var values: [Value] = []
+            values.reserveCapacity(chunk.count * statement.columns.count)
+            for row in chunk { values += row.values }
+            switch statement.counting {
+            case .returnedAreInserted:
+                inserted += try session.rows(PostgresEngineSession.query(statement.sql(rows: chunk.count), values)).count
+            case .returnedSayWhich:
+                for answer in try session.rows(PostgresEngineSession.query(statement.sql(rows: chunk.count), values)) {
+                    if (try? answer.decode(Bool.self)) == true { inserted += 1 } else { updated += 1 }
+                }
+            case .keyLookedUpFirst:
+                // (One row: ``ImportStatement/rowsPerStatement``.)
+                let row = chunk[chunk.startIndex]
+                let key = statement.target.map { row.values[row.columns.firstIndex(of: $0)!] }
+                let there = try session.rows(PostgresEngineSession.query(statement.existsSQL ?? "", key)).first.flatMap { try? $0.decode(Int.self) } ?? 0
+                let returned = try session.rows(PostgresEngineSession.query(statement.sql(rows: 1), values)).count
+                if there > 0 { updated += returned } else { inserted += returned }
+            }
+            start = end
+        }
+        return (inserted, updated)
+    }
+
     // MARK: - A refused row in a person's words
 
+    /// Reports `row` as refused, and stops there with `stopAtFirst`.
+    private func reject(_ row: Importer.PendingRow, _ refusal: Refusal, into outcome: inout ImportBatchOutcome) {
+        let (column, reason) = words(refusal, row: row)
+        outcome.reject(ImportRowError(file: file, line: row.line, column: column, reason: reason))
+        if stopAtFirst { stopped = true }
+    }
+
     /// The column (when known) and the reason the server refused `row`.
-    private func refusal(message: String, detail: String?, sqlState: String, row: Importer.PendingRow) -> (String?, String) {
-        switch sqlState {
+    private func words(_ refusal: Refusal, row: Importer.PendingRow) -> (String?, String) {
+        let (message, detail) = (refusal.message, refusal.detail ?? "")
+        switch refusal.sqlState {
         case "23502":
             return (PostgresConstraintFailures.quoted(in: message).first, "needs a value")
         case "23505":
-            let columns = PostgresConstraintFailures.keyColumns(in: detail ?? "")
-            return (columns.first, "another row already has this value (--mode upsert, ignore or replace decide what to do with it)")
+            let columns = PostgresConstraintFailures.keyColumns(in: detail)
+            let fix = mode == .insert ? " (--mode upsert, ignore or replace decide what to do with it)" : ""
+            return (columns.first, "another row already has this value" + fix)
         case "23503":
-            return (PostgresConstraintFailures.keyColumns(in: detail ?? "").first, "refers to a row of another table that does not exist")
+            return (PostgresConstraintFailures.keyColumns(in: detail).first, "refers to a row of another table that does not exist")
         case "23514":
             return (nil, "breaks the table's rule \(PostgresConstraintFailures.quoted(in: message).last ?? message)")
         case let state where state.hasPrefix("22"):
-            return (refusedColumn(of: row), message)
+            return (refusal.column ?? refusedColumn(of: row), message)
         default:
-            return (nil, message)
+            return (refusal.column, message)
         }
     }
 

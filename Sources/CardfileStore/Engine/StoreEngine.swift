@@ -44,9 +44,10 @@ package protocol StoreEngine: AnyObject, Sendable {
     var importBatchRows: Int { get }
 
     /// Begins an import into `table` on a connection of the import's own (see
-    /// ``EngineImport``); refused rows are named in `file`'s words.
+    /// ``EngineImport``); refused rows are named in `file`'s words. With `stopAtFirst`
+    /// (`--on-error abort`) nothing after the first refused row is written.
     /// - Throws: ``StoreError`` when no connection could be opened.
-    func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, file: String) throws -> any EngineImport
+    func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String) throws -> any EngineImport
 
     /// Streams the rows of `select` out as CSV the engine writes itself (PostgreSQL's `COPY …
     /// TO STDOUT`), handing the bytes to `chunk` as they come, with the rows they hold. `select`'s columns are the

@@ -5,6 +5,8 @@ import GRDB
 struct BatchWriter {
     let entity: Entity
     let mode: ImportOptions.Mode
+    /// `--on-error abort`: nothing after the first refused row is written.
+    let stopAtFirst: Bool
     let core: StoreCore
     let file: String
 
@@ -60,7 +62,7 @@ struct BatchWriter {
         // Rows of a delimited file all have the same columns: the last plan and statement are
         // kept at hand (a dictionary lookup and GRDB's statement cache hash per row otherwise).
         var last: (columns: [Int], plan: Plan, statement: Statement)?
-        for row in rows {
+        for row in rows where !(stopAtFirst && outcome.rejected > 0) {
             // NULL for a NOT NULL column is refused here: OR REPLACE would quietly put the
             // column's default in its place.
             if let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 {

@@ -69,7 +69,7 @@ public final class Importer {
 
         var summary = ImportSummary()
         let mapping = try headerMapping(&reader, entity: entity)
-        let writer = BatchWriter(entity: entity, mode: options.mode, core: core, file: fileName)
+        let writer = BatchWriter(entity: entity, mode: options.mode, stopAtFirst: options.onError == .abort, core: core, file: fileName)
         if options.mode == .upsert, let fields = mapping.csv, writer.conflictTarget(for: fields.compactMap { $0 }) == nil {
             throw .noUpsertKey(table: entity.name)
         }
@@ -82,7 +82,10 @@ public final class Importer {
         do {
             if let engine = core.engine {
                 // The engine writes the rows, on a connection of the import's own.
-                let load = try engine.beginImport(into: entity.table, mode: options.mode, atomic: options.atomic, file: fileName)
+                // (All or nothing stops at its first refused row too: the rest is rolled back anyway,
+                // and each refused row costs the server a round trip.)
+                let load = try engine.beginImport(into: entity.table, mode: options.mode, atomic: options.atomic,
+                                                  stopAtFirst: options.onError == .abort || options.atomic, file: fileName)
                 defer { load.close() }
                 try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
                     try load.write(rows)
@@ -154,6 +157,13 @@ public final class Importer {
                     summary.stoppedEarly = true
                     summary.stoppedAtLine = outcome.errors.first?.line
                     stop = true
+                    // What the reader found after the row the database refused was never
+                    // reached: the import stopped before it.
+                    if let first = outcome.errors.first?.line {
+                        let after = batch.problems.filter { $0.line > first }
+                        summary.rejected -= after.count
+                        summary.errors.removeAll { after.contains($0) }
+                    }
                 }
             }
             batches.recycle(batch)

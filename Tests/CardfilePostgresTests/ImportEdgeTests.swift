@@ -1,0 +1,121 @@
+@testable import CardfilePostgres
+@testable import CardfileStore
+import CardfileTestSupport
+import Foundation
+import Testing
+
+/// Imports into what is not a plain table, rows that only a deferred constraint refuses, and
+/// a server that stops answering in the middle: each ends with the rows accounted for and a
+/// clear word, never a crash and never a wait without end.
+@Suite("PostgreSQL: imports at the edges", .timeLimit(.minutes(5)))
+struct ImportEdgeTests {
+    final class Place {
+        let server: PostgresTestServer
+        let database: String
+        let engine: PostgresEngine
+        let container: Container
+        let folder = TemporaryDirectory()
+
+        init(_ sql: String) throws {
+            server = try PostgresTestServer.current()
+            database = try server.makeDatabase()
+            _ = try server.psql(database, sql)
+            engine = try PostgresEngine(try server.location(database))
+            container = try Container(engine: engine)
+        }
+
+        deinit {
+            engine.close()
+            server.drop(database)
+        }
+
+        func psql(_ sql: String) throws -> String { try server.psql(database, sql) }
+
+        func run(_ text: String, _ options: ImportOptions) throws(ImportError) -> ImportSummary {
+            let path = folder.file("rows-\(UUID().uuidString).csv")
+            try? text.write(toFile: path, atomically: true, encoding: .utf8)
+            return try Importer(container: container, file: path, options: options).run()
+        }
+    }
+
+    @Test func aViewTakesRowsByInsertAndAMaterializedViewSaysWhyNot() throws {
+        let place = try Place("""
+            CREATE TABLE books (id int PRIMARY KEY, title text NOT NULL);
+            CREATE VIEW titles AS SELECT id, title FROM books;
+            CREATE MATERIALIZED VIEW frozen AS SELECT id, title FROM books;
+            """)
+        // (`COPY` into a view ends postgres-nio's connection with a fatal error: never sent.)
+        let summary = try place.run("id,title\n1,One\n2,\n3,Three\n", ImportOptions(table: "titles"))
+        #expect((summary.inserted, summary.rejected) == (2, 1), "\(summary.errors)")
+        #expect(try place.psql("SELECT string_agg(title, ',' ORDER BY id) FROM books") == "One,Three")
+        do {
+            _ = try place.run("id,title\n4,Four\n", ImportOptions(table: "frozen"))
+            Issue.record("a materialized view took rows")
+        } catch {
+            #expect(error.description.contains("materialized view"), "\(error.description)")
+        }
+    }
+
+    @Test func aRowOnlyADeferredConstraintRefusesIsNamedAndTheRestGoesIn() throws {
+        let place = try Place("""
+            CREATE TABLE parents (id int PRIMARY KEY);
+            INSERT INTO parents VALUES (1);
+            CREATE TABLE kids (id int PRIMARY KEY, parent int REFERENCES parents DEFERRABLE INITIALLY DEFERRED);
+            """)
+        for mode in [ImportOptions.Mode.insert, .upsert] {
+            let summary = try place.run("id,parent\n1,1\n2,99\n3,1\n", ImportOptions(table: "kids", mode: mode))
+            #expect(summary.errors.map(\.line) == [3], "\(mode): \(summary.errors)")
+            #expect(summary.errors.first?.column == "parent")
+            #expect(summary.errors.first?.reason.contains("does not exist") == true)
+        }
+        #expect(try place.psql("SELECT string_agg(id::text, ',' ORDER BY id) FROM kids") == "1,3")
+    }
+
+    @Test func aServerThatStopsAnsweringEndsTheImportInsteadOfHoldingIt() throws {
+        let owned = try PrivatePostgresServer(settings: ["autovacuum=off"])
+        defer { owned.stop() }
+        try owned.server.psql("postgres", "CREATE TABLE rows (id int PRIMARY KEY, note text)")
+        let location = try PostgresLocation.resolve(owned.server.url, environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
+        let engine = try PostgresEngine(location)
+        defer { engine.close() }
+        let container = try Container(engine: engine)
+        let folder = TemporaryDirectory()
+        let path = folder.file("many.csv")
+        var text = "id,note\n"
+        for id in 1...200_000 { text += "\(id),note \(id)\n" }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let ended = DispatchSemaphore(value: 0)
+        let outcome = Locked<Result<ImportSummary, ImportError>?>(nil)
+        let batches = Locked(0)
+        Thread.detachNewThread {
+            let result = Result { () throws(ImportError) in
+                try Importer(container: container, file: path, options: ImportOptions(table: "rows", batchSize: 2_000))
+                    .run(progress: { _ in
+                        batches.withLock { $0 += 1 }
+                        Thread.sleep(forTimeInterval: 0.01)
+                    })
+            }
+            outcome.withLock { $0 = result }
+            ended.signal()
+        }
+        while batches.value < 3 { Thread.sleep(forTimeInterval: 0.01) }
+        try owned.pause()
+        defer { try? owned.resume() }
+        // The engine's heartbeat finds the silence within seconds and ends the import's connection.
+        #expect(ended.wait(timeout: .now() + 30) == .success, "the import still waits on a silent server")
+        guard case .failure(let error)? = outcome.value else {
+            Issue.record("the import did not fail: \(String(describing: outcome.value))")
+            return
+        }
+        #expect(error.description.contains("unreachable") || error.description.contains("connection"), "\(error.description)")
+        try owned.resume()
+        // What it said was imported is there; at most the batch whose COMMIT the server had
+        // taken in as it stopped (its answer never came) is there too.
+        let stored = Int(try owned.server.psql("postgres", "SELECT count(*) FROM rows")) ?? -1
+        if case .stopped(_, let imported, _) = error {
+            #expect(stored == imported || stored == imported + 2_000, "said \(imported), stored \(stored)")
+        } else {
+            Issue.record("not a stop: \(error)")
+        }
+    }
+}
