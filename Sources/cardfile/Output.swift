@@ -11,12 +11,23 @@ import Foundation
 enum Output {
     /// One line on standard output.
     static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((shown(line) + "\n").utf8))
+        write(shown(line) + "\n", to: .standardOutput)
     }
 
     /// One line on standard error.
     static func warn(_ line: String) {
-        FileHandle.standardError.write(Data((shown(line) + "\n").utf8))
+        write(shown(line) + "\n", to: .standardError)
+    }
+
+    /// Writes `text`; when no one reads any more (`cardfile import … | head -1`; SIGPIPE is
+    /// ignored, as NIO sets it), the process ends as a killed writer would, status 141, rather
+    /// than crash on the failed write.
+    private static func write(_ text: String, to handle: FileHandle) {
+        do {
+            try handle.write(contentsOf: Data(text.utf8))
+        } catch {
+            Foundation.exit(141)
+        }
     }
 
     private static func shown(_ line: String) -> String {
@@ -38,7 +49,7 @@ enum Output {
 
     /// A question on standard error, the answer typed on the same line.
     static func ask(_ question: String) {
-        FileHandle.standardError.write(Data((shown(question) + " ").utf8))
+        write(shown(question) + " ", to: .standardError)
     }
 }
 

@@ -35,6 +35,32 @@ struct PostgresCommandTests {
                        errors: String(decoding: complained, as: UTF8.self))
     }
 
+    /// Runs `program arguments… | head -c 1` in a shell: the report's reader goes away after
+    /// one byte. The outcome is cardfile's (its status, its standard error).
+    static func cardfile(_ arguments: [String], through program: String) throws -> Outcome {
+        let quoted = ([program] + arguments).map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let outcome = try cardfile([], shell: "\(quoted) 2>\"$ERRORS\" | head -c 1 >/dev/null; exit ${PIPESTATUS[0]}")
+        return outcome
+    }
+
+    /// Runs `script` in bash, with `ERRORS` naming a file for cardfile's standard error.
+    private static func cardfile(_ unused: [String], shell script: String) throws -> Outcome {
+        let folder = TemporaryDirectory()
+        let errors = folder.file("errors")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("PG") }
+        environment["HOME"] = folder.path
+        environment["ERRORS"] = errors
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let written = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        return Outcome(status: process.terminationStatus, output: "", errors: written)
+    }
+
     /// One line on standard error, nothing on standard output, status 2, no escape sequence.
     static func expectOneLineFailure(_ outcome: Outcome, containing words: String, notShowing secret: String,
                                      sourceLocation: SourceLocation = #_sourceLocation) {
@@ -113,6 +139,12 @@ struct PostgresCommandTests {
         #expect(back.output.contains("imported 2 rows: 2 inserted"), "\(back.output)")
         #expect(try server.psql(database, "SELECT count(*) FROM (SELECT * FROM books EXCEPT SELECT * FROM again) AS d") == "0")
         #expect(try server.psql(database, "SELECT count(*) FROM again WHERE title = '' AND price IS NULL") == "1", "the empty string stays one, NULL stays NULL")
+
+        // A reader that goes away before the report ends it quietly (status 141), never a crash.
+        let program = try TmuxSession.programPath("cardfile")
+        let piped = try Self.cardfile(["import", url, file, "--table", "books", "--mode", "ignore"], through: program)
+        #expect(piped.status == 141 || piped.status == 0, "\(piped.errors)")
+        #expect(!piped.errors.contains("rash") && !piped.errors.contains("Fatal"), "\(piped.errors)")
 
         let again = try Self.cardfile(["import", url, out, "--table", "again", "--atomic"])
         #expect(again.status == 1)

@@ -224,6 +224,23 @@ struct ImportOnBothEnginesTests {
         }
     }
 
+    /// A column the database fills (generated, identity) is not taken from a file, and the
+    /// words say so rather than that the table lacks it.
+    @Test(arguments: Engine.plain)
+    func aColumnTheDatabaseFillsIsNamedAsSuch(engine: Engine) throws {
+        let place = try Place(engine, schema: "CREATE TABLE g (id INTEGER PRIMARY KEY, a INTEGER, doubled INTEGER GENERATED ALWAYS AS (a * 2) STORED)")
+        let file = try place.file("g.csv", Self.text("id,a,doubled\n1,5,99\n"))
+        #expect(throws: ImportError.filledByDatabase(file: "g.csv", columns: ["doubled"], table: "g")) {
+            _ = try place.run(file, ImportOptions(table: "g"))
+        }
+        #expect(ImportError.filledByDatabase(file: "g.csv", columns: ["doubled"], table: "g").description.contains("--ignore-unknown"))
+        let summary = try place.run(file, ImportOptions(table: "g", ignoreUnknown: true))
+        #expect(summary.inserted == 1)
+        let json = try place.file("g.jsonl", Self.text("{\"id\": 2, \"a\": 1, \"doubled\": 7}\n"))
+        let refused = try place.run(json, ImportOptions(table: "g"))
+        #expect(refused.errors.first?.reason.contains("fills “doubled” itself") == true, "\(refused.errors)")
+    }
+
     /// A refused row says why in words that point at the fix, on both engines.
     @Test(arguments: Engine.plain)
     func reasonsNameTheFix(engine: Engine) throws {

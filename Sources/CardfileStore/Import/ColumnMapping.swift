@@ -125,7 +125,8 @@ struct ColumnMapping {
         for (key, value) in pairs {
             guard let index = table.columnIndex(named: key), table.columns[index].isWritable else {
                 if ignoreUnknown { continue }
-                return .failure(Problem(column: key, reason: "\(table.name) has no column “\(key)” (--ignore-unknown leaves such keys out)"))
+                let why = table.columnIndex(named: key) == nil ? "\(table.name) has no column “\(key)”" : "\(table.name) fills “\(key)” itself"
+                return .failure(Problem(column: key, reason: why + " (--ignore-unknown leaves such keys out)"))
             }
             let column = table.columns[index]
             var coerced = value

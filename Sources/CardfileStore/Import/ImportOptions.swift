@@ -171,6 +171,8 @@ public enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
     case cannotRead(path: String, reason: String)
     case unknownFormat(path: String)
     case unknownColumns(file: String, columns: [String], table: String)
+    /// The file has columns the database fills itself (generated, identity).
+    case filledByDatabase(file: String, columns: [String], table: String)
     case noHeader(file: String)
     case noUpsertKey(table: String)
     case store(StoreError)
@@ -189,6 +191,9 @@ public enum ImportError: Error, Hashable, Sendable, CustomStringConvertible {
             return "Cannot tell the format of \(path) from its name; say --format csv, tsv, jsonl or json."
         case .unknownColumns(let file, let columns, let table):
             return "\(file) has column\(columns.count == 1 ? "" : "s") \(columns.map { "“\($0)”" }.joined(separator: ", ")) that \(table) does not have. Use --ignore-unknown to leave \(columns.count == 1 ? "it" : "them") out."
+        case .filledByDatabase(let file, let columns, let table):
+            let many = columns.count > 1
+            return "\(file) has column\(many ? "s" : "") \(columns.map { "“\($0)”" }.joined(separator: ", ")) that \(table) fills itself (\(many ? "generated or identity columns" : "a generated or identity column")). Use --ignore-unknown to leave \(many ? "them" : "it") out."
         case .noHeader(let file): return "\(file) is empty: there is no header row."
         case .noUpsertKey(let table):
             return "An upsert into \(table) needs its primary key or a unique column among the file's columns."

@@ -200,17 +200,21 @@ public final class Importer {
         }
         var columns: [Int?] = []
         var unknown: [String] = []
+        var filled: [String] = []
         // Blank and repeated names are read as `--create` names them (`column_3`, `name_2`).
         for name in TableCreator.uniqueNames(names.map { $0.text.trimmingCharacters(in: .whitespaces) }) {
             if let index = table.columnIndex(named: name), table.columns[index].isWritable {
                 columns.append(index)
             } else {
                 columns.append(nil)
-                unknown.append(name)
+                if table.columnIndex(named: name) != nil { filled.append(name) } else { unknown.append(name) }
             }
         }
         if !unknown.isEmpty, !options.ignoreUnknown {
             throw .unknownColumns(file: fileName, columns: unknown, table: table.name)
+        }
+        if !filled.isEmpty, !options.ignoreUnknown {
+            throw .filledByDatabase(file: fileName, columns: filled, table: table.name)
         }
         return ColumnMapping(csv: columns, table: table)
     }
