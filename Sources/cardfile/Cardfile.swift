@@ -424,7 +424,7 @@ extension Cardfile {
                         try file.write(bytes)
                     } else {
                         let shown = onTerminal ? Array(TerminalText.visible(String(decoding: bytes, as: UTF8.self), keepingLines: true).utf8) : bytes
-                        try FileHandle.standardOutput.write(contentsOf: Data(shown))
+                        try Output.write(shown, to: 1)
                     }
                 }
                 if let file { try file.commit() }

@@ -19,14 +19,30 @@ enum Output {
         write(shown(line) + "\n", to: .standardError)
     }
 
-    /// Writes `text`; when no one reads any more (`cardfile import … | head -1`; SIGPIPE is
-    /// ignored, as NIO sets it), the process ends as a killed writer would, status 141, rather
-    /// than crash on the failed write.
+    /// Writes `text`; see ``write(_:to:)`` for a reader gone. Another failure (a full disk)
+    /// cannot be told on the stream that failed: the status says it (1).
     private static func write(_ text: String, to handle: FileHandle) {
         do {
-            try handle.write(contentsOf: Data(text.utf8))
+            try write(Array(text.utf8), to: handle.fileDescriptor)
         } catch {
-            Foundation.exit(141)
+            Foundation.exit(1)
+        }
+    }
+
+    /// Writes all of `bytes` to `descriptor`. When no one reads any more (`cardfile export … |
+    /// head -2`; SIGPIPE is ignored, as NIO sets it) the process ends as a writer killed by
+    /// SIGPIPE would, quietly with status 141, rather than crash or call it an error.
+    /// - Throws: the error of any other failed write (a full disk).
+    static func write(_ bytes: [UInt8], to descriptor: Int32) throws {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes[done...].withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE { Foundation.exit(141) }
+                throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+            }
+            done += written
         }
     }
 

@@ -145,6 +145,12 @@ struct PostgresCommandTests {
         let piped = try Self.cardfile(["import", url, file, "--table", "books", "--mode", "ignore"], through: program)
         #expect(piped.status == 141 || piped.status == 0, "\(piped.errors)")
         #expect(!piped.errors.contains("rash") && !piped.errors.contains("Fatal"), "\(piped.errors)")
+        try server.psql(database, "CREATE TABLE many AS SELECT n AS id, repeat('x', 200) AS pad FROM generate_series(1, 100000) AS n")
+        let exportPiped = try Self.cardfile(["export", url, "--table", "many"], through: program)
+        #expect(exportPiped.status == 141, "\(exportPiped.status) \(exportPiped.errors)")
+        #expect(exportPiped.errors.isEmpty, "a reader gone is no error: \(exportPiped.errors)")
+        Self.expectOneLineFailure(try Self.cardfile(["export", url, "--table", "books", "--null", "a,b"]),
+                                  containing: "--null cannot hold", notShowing: server.password)
 
         let again = try Self.cardfile(["import", url, out, "--table", "again", "--atomic"])
         #expect(again.status == 1)

@@ -56,19 +56,56 @@ struct ImportEdgeTests {
         }
     }
 
-    @Test func aRowOnlyADeferredConstraintRefusesIsNamedAndTheRestGoesIn() throws {
+    /// Deferred constraints stay deferred: a file may refer to rows it holds further on. A
+    /// batch that breaks one fails at its commit, which names the key; earlier batches stay.
+    @Test func deferredConstraintsAreCheckedAtEachBatchsCommit() throws {
         let place = try Place("""
-            CREATE TABLE parents (id int PRIMARY KEY);
-            INSERT INTO parents VALUES (1);
-            CREATE TABLE kids (id int PRIMARY KEY, parent int REFERENCES parents DEFERRABLE INITIALLY DEFERRED);
+            CREATE TABLE staff (id int PRIMARY KEY, boss int REFERENCES staff (id) DEFERRABLE INITIALLY DEFERRED, name text);
             """)
-        for mode in [ImportOptions.Mode.insert, .upsert] {
-            let summary = try place.run("id,parent\n1,1\n2,99\n3,1\n", ImportOptions(table: "kids", mode: mode))
-            #expect(summary.errors.map(\.line) == [3], "\(mode): \(summary.errors)")
-            #expect(summary.errors.first?.column == "parent")
-            #expect(summary.errors.first?.reason.contains("does not exist") == true)
+        for options in [ImportOptions(table: "staff"), ImportOptions(table: "staff", atomic: true, batchSize: 1)] {
+            _ = try place.psql("DELETE FROM staff")
+            let summary = try place.run("id,boss,name\n1,3,Ann\n2,3,Bo\n3,,Cy\n", options)
+            #expect(summary.inserted == 3 && summary.rejected == 0, "\(summary.errors)")
         }
-        #expect(try place.psql("SELECT string_agg(id::text, ',' ORDER BY id) FROM kids") == "1,3")
+        _ = try place.psql("DELETE FROM staff")
+        do {
+            _ = try place.run("id,boss,name\n1,,Ann\n2,1,Bo\n3,99,Cy\n", ImportOptions(table: "staff", batchSize: 2))
+            Issue.record("a row referring to no one went in")
+        } catch {
+            #expect(error.description.contains("(boss)=(99)"), "\(error.description)")
+            #expect(error.description.contains("the 2 rows imported before stay"), "\(error.description)")
+        }
+        #expect(try place.psql("SELECT string_agg(id::text, ',' ORDER BY id) FROM staff") == "1,2")
+    }
+
+    /// A trigger's refusal carries the trigger's own place ahead of the copy's line: the row
+    /// refused is the one the copy names, checked alone, and every other row goes in.
+    @Test func aTriggersRefusalNamesTheRightRow() throws {
+        let place = try Place("""
+            CREATE TABLE lucky (id int PRIMARY KEY, v int);
+            CREATE FUNCTION refuse_13() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN IF NEW.v = 13 THEN RAISE EXCEPTION 'unlucky %', NEW.id; END IF; RETURN NEW; END $$;
+            CREATE TRIGGER no_13 BEFORE INSERT ON lucky FOR EACH ROW EXECUTE FUNCTION refuse_13();
+            CREATE TABLE "line 3" (id int PRIMARY KEY, v int CHECK (v <> 13));
+            """)
+        var text = "id,v\n"
+        for id in 1...100 { text += "\(id),\([20, 57, 58, 90].contains(id) ? 13 : 1_000 + id)\n" }
+        for table in ["lucky", "line 3"] {
+            let summary = try place.run(text, ImportOptions(table: table))
+            #expect((summary.inserted, summary.rejected) == (96, 4), "\(table): \(summary.errors)")
+            #expect(summary.errors.map(\.line) == [21, 58, 59, 91], "\(table)")
+        }
+        #expect(try place.psql("SELECT count(*) FROM lucky WHERE v <> 13") == "96")
+    }
+
+    @Test func anUpsertIntoAViewSaysToUseItsTable() throws {
+        let place = try Place("CREATE TABLE books (id int PRIMARY KEY, title text); CREATE VIEW titles AS SELECT id, title FROM books")
+        do {
+            _ = try place.run("id,title\n1,One\n", ImportOptions(table: "titles", mode: .upsert))
+            Issue.record("an upsert into a view ran")
+        } catch {
+            #expect(error.description.contains("upsert into its table"), "\(error.description)")
+        }
     }
 
     @Test func aServerThatStopsAnsweringEndsTheImportInsteadOfHoldingIt() throws {

@@ -82,6 +82,14 @@ public struct ExportFormatArguments: ParsableArguments, Sendable {
 
     public init() {}
 
+    /// A NULL text holding a quote, a comma, a tab or a line break would read back as
+    /// something else (or break the row into more fields): refused.
+    public func validate() throws {
+        if null.unicodeScalars.contains(where: { "\",\t\n\r".unicodeScalars.contains($0) }) {
+            throw ValidationError("--null cannot hold a quote, a comma, a tab or a line break: it would read back as a value, or as more fields.")
+        }
+    }
+
     /// The format: the one asked for, else the one `path`'s extension names, else CSV.
     public func format(for path: String?) -> Exporter.Format {
         if let format { return format }

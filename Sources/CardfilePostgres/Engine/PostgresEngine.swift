@@ -250,13 +250,17 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// the server stops answering (``abandonConnections()``).
     package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String) throws -> any EngineImport {
         try failIfUnreachable()
+        let kind = copyable.withLockedValue { $0[table.name] }
+        if kind == nil, mode == .upsert || mode == .replace {
+            // (ON CONFLICT needs the relation's own unique index.)
+            throw StoreError.notOnEngine(feature: "An upsert or replace into a view (insert or ignore into the view, or upsert into its table)", engine: name)
+        }
         do {
             let session = try PostgresSession.open(place)
             let id = ObjectIdentifier(session)
             transfers.withLockedValue { $0[id] = session }
             return try PostgresImport(
-                session: session, table: table, byCopy: copyable.withLockedValue { $0[table.name] != nil },
-                plainTable: copyable.withLockedValue { $0[table.name] == .table }, mode: mode, atomic: atomic,
+                session: session, table: table, byCopy: kind != nil, plainTable: kind == .table, mode: mode, atomic: atomic,
                 stopAtFirst: stopAtFirst, file: file, closed: { [transfers] in _ = transfers.withLockedValue { $0.removeValue(forKey: id) } })
         } catch {
             throw PostgresImport.storeError(error, server: place.serverName)
@@ -269,7 +273,11 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         select: String, arguments: [Value], quoted: [Bool], delimiter: UInt8, null: String,
         isCancelled: () -> Bool, _ chunk: ([UInt8], Int) throws -> Void
     ) throws -> BulkExport {
-        guard PostgresCopyOut.isPossible(for: place) else { return .unavailable }
+        // (COPY refuses a NULL text holding a quote, the delimiter or a line break, and a
+        // backslash would be read as its escape: such an export reads the values itself.)
+        let refused: Set<UInt8> = [0x22, delimiter, 0x0A, 0x0D, 0x5C]
+        let awkward = null.utf8.contains { refused.contains($0) }
+        guard PostgresCopyOut.isPossible(for: place), !awkward else { return .unavailable }
         try failIfUnreachable()
         let forced = quoted.indices.filter { quoted[$0] }.map { "\"__cf_export_\($0)\"" }
         let copy = "COPY (\(PostgresValues.inlined(select, arguments))) TO STDOUT WITH (FORMAT csv, DELIMITER "

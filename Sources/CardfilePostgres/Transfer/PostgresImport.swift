@@ -7,13 +7,13 @@ import PostgresNIO
 ///
 /// - Insert mode into a table sends each batch with `COPY … FROM STDIN` in its text format,
 ///   as `psql`'s `\copy` does: the server's input functions read every field. A refused row
-///   is named by the server (`COPY t, line 5, column year`): it is reported, the rows before it
-///   are sent again, and the copy goes on after it, a few rows at a time until rows go in again.
+///   is named by the server (`COPY t, line 5, column year`) and checked alone: it is reported,
+///   the rows before it are sent again, and the copy goes on after it, a few rows at a time
+///   until rows go in again.
 /// - Ignore, upsert and replace (and insert into a view) send `INSERT … ON CONFLICT` with many
 ///   rows a statement. A refused statement is split in halves, each tried again, down to the
 ///   rows it refuses: one bad row among 1,000 costs about 20 more tries.
-/// - Each batch is a transaction (atomic: a savepoint in the import's one transaction), with
-///   deferred constraints checked at each statement, so a row that breaks one is found.
+/// - Each batch is a transaction (atomic: a savepoint in the import's one transaction).
 /// - With `stopAtFirst` (`--on-error abort`) nothing after the first refused row is written.
 final class PostgresImport: EngineImport {
     private let session: PostgresSession
@@ -99,18 +99,20 @@ final class PostgresImport: EngineImport {
         closed()
     }
 
-    /// Begins a transaction whose deferred constraints are checked at each statement (at
-    /// `COMMIT` a refusal would lose the whole batch and name no row).
+    /// Begins a transaction. (Deferred constraints stay deferred: a file may refer to rows it
+    /// holds further on. One a batch breaks fails its `COMMIT`, naming the key.)
     private func begin() throws(PostgresProblem) {
         try session.run("BEGIN")
         inTransaction = true
-        try session.run("SET CONSTRAINTS ALL IMMEDIATE")
     }
 
     /// The store's error for a failure that ends the import (not a row's refusal).
     static func storeError(_ error: PostgresProblem, server: String) -> StoreError {
         if let reason = PostgresEngine.unreachableReason(error) {
             return .serverUnreachable(server: server, reason: reason)
+        }
+        if case .refused(_, let detail?, _) = error, !detail.isEmpty {
+            return .database(code: -1, message: error.message + " (" + detail + ")")
         }
         return .database(code: -1, message: error.message)
     }
@@ -162,9 +164,10 @@ final class PostgresImport: EngineImport {
 
     // MARK: - COPY, guided by the line the server names
 
-    /// Copies `rows`. When the server refuses one and says which, it is reported, the rows
-    /// before it copied again, and the rest tried a few at a time (doubling while they go in),
-    /// so a file of many bad rows costs a round trip a bad row, not a copy of the rest each.
+    /// Copies `rows`. When the server refuses one and says which (and it is refused alone
+    /// too), it is reported, the rows before it sent again as statements, and the rest tried a
+    /// few at a time (doubling while they go in): a file of many bad rows costs a few round
+    /// trips a bad row, not a copy of the rest each.
     private func copyAll(_ rows: ArraySlice<Importer.PendingRow>, _ statement: ImportStatement, into outcome: inout ImportBatchOutcome) throws {
         var pending = rows
         var window = pending.count
@@ -188,9 +191,21 @@ final class PostgresImport: EngineImport {
                 continue
             }
             let bad = tried.index(tried.startIndex, offsetBy: line - 1)
+            // The named row is refused on its own too, or the server's pointer is not trusted
+            // (a trigger that counts rows, say): then halves decide.
+            try session.run("SAVEPOINT cardfile_import")
+            let alone = try copy(tried[bad...bad], statement)
+            try session.run("ROLLBACK TO SAVEPOINT cardfile_import")
+            try session.run("RELEASE SAVEPOINT cardfile_import")
+            guard alone != nil else {
+                try attempt(tried, statement, into: &outcome)
+                pending = pending.dropFirst(tried.count)
+                window = max(1, pending.count)
+                continue
+            }
             if bad > tried.startIndex {
-                // Went in before the refused one: they go in again (through halves, should a
-                // row's fate depend on the one refused after it).
+                // The rows before it went in and were undone with it: they go again, as
+                // statements split in halves (should one's fate depend on a row after it).
                 try attempt(tried[..<bad], statement, into: &outcome)
                 if stopped { return }
             }
@@ -242,29 +257,30 @@ final class PostgresImport: EngineImport {
         } catch {
             let problem = (error as? PostgresProblem) ?? PostgresProblem(running: error, on: session.location)
             guard case .refused(let message, let detail, let state) = problem, Self.refusesRows(state) else { throw problem }
-            // `COPY t, line 5, column year: "x"`: where the server was.
-            let place = (error as? PSQLError)?.serverInfo?[.locationContext] ?? ""
-            return Refusal(message: message, detail: detail, sqlState: state, line: Self.number(after: "line ", in: place),
-                           column: Self.name(after: "column ", in: place))
+            // `COPY t, line 5, column year: "x"`: where the copy was (the context's last entry
+            // beginning so; a trigger's or a function's entries come before it).
+            let context = (error as? PSQLError)?.serverInfo?[.locationContext] ?? ""
+            let entry = context.split(separator: "\n").last { $0.hasPrefix("COPY ") }.map(String.init) ?? ""
+            return Refusal(message: message, detail: detail, sqlState: state, line: Self.copyLine(in: entry), column: Self.copyColumn(in: entry))
         }
     }
 
     /// Rows a piece of a `COPY` holds.
     static let copyPiece = 2_000
 
-    /// The number after `marker` in `text` (`line 5,`).
-    static func number(after marker: String, in text: String) -> Int? {
-        guard let range = text.range(of: marker) else { return nil }
-        return Int(text[range.upperBound...].prefix { $0.isNumber })
+    /// N of `COPY t, line N…` (the last `, line N` of the entry: a table may be named
+    /// `line 3`).
+    static func copyLine(in entry: String) -> Int? {
+        guard let range = entry.range(of: ", line ", options: .backwards) else { return nil }
+        return Int(entry[range.upperBound...].prefix { $0.isNumber })
     }
 
-    /// The column name after `marker` in `text` (`column year:`; a name with a colon in it is
-    /// not told apart, and gives nil).
-    static func name(after marker: String, in text: String) -> String? {
-        guard let range = text.range(of: ", " + marker) else { return nil }
-        let rest = text[range.upperBound...]
-        guard let colon = rest.firstIndex(of: ":") else { return String(rest) }
-        let name = String(rest[..<colon])
+    /// C of `COPY t, line N, column C: …` (a name with `: ` in it is cut there).
+    static func copyColumn(in entry: String) -> String? {
+        guard let line = entry.range(of: ", line ", options: .backwards),
+              let range = entry.range(of: ", column ", range: line.upperBound..<entry.endIndex) else { return nil }
+        let rest = entry[range.upperBound...]
+        let name = String(rest[..<(rest.range(of: ": ")?.lowerBound ?? rest.endIndex)])
         return name.isEmpty ? nil : name
     }
 
@@ -320,7 +336,10 @@ final class PostgresImport: EngineImport {
             for row in chunk { values += row.values }
             switch statement.counting {
             case .returnedAreInserted:
-                inserted += try session.rows(PostgresEngineSession.query(statement.sql(rows: chunk.count), values)).count
+                let returned = try session.rows(PostgresEngineSession.query(statement.sql(rows: chunk.count), values)).count
+                // An insert that was not refused went in, whatever it returned (a view's
+                // INSTEAD OF trigger may return nothing).
+                inserted += mode == .insert ? chunk.count : returned
             case .returnedSayWhich:
                 for answer in try session.rows(PostgresEngineSession.query(statement.sql(rows: chunk.count), values)) {
                     if (try? answer.decode(Bool.self)) == true { inserted += 1 } else { updated += 1 }
@@ -359,6 +378,8 @@ final class PostgresImport: EngineImport {
             return (columns.first, "another row already has this value" + fix)
         case "23503":
             return (PostgresConstraintFailures.keyColumns(in: detail).first, "refers to a row of another table that does not exist")
+        case "23514" where message.hasPrefix("no partition"):
+            return (nil, message)
         case "23514":
             return (nil, "breaks the table's rule \(PostgresConstraintFailures.quoted(in: message).last ?? message)")
         case let state where state.hasPrefix("22"):

@@ -107,7 +107,8 @@ public enum PostgresValues {
     static func literal(_ value: Value) -> String {
         switch value {
         case .null: return "NULL"
-        case .integer(let number): return String(number)
+        // (A number too: bare, 99999999999 would be a bigint, and compared with an integer
+        // column it would not be refused as the same value bound is.)
         case .blob: return dollarQuoted(text(value)) + "::bytea"
         default: return dollarQuoted(text(value))
         }
@@ -127,7 +128,8 @@ public enum PostgresValues {
         }
     }
 
-    /// `sql` with each `?` outside quotes and comments replaced by its value's literal.
+    /// `sql` with each `?` outside quotes and comments replaced by its value's literal (a `?`
+    /// beyond the values, which the store never writes, by NULL).
     static func inlined(_ sql: String, _ values: [Value]) -> String {
         PostgresEngineSession.numbered(sql) { number in
             values.indices.contains(number - 1) ? " \(literal(values[number - 1])) " : "NULL"

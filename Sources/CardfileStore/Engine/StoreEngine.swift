@@ -52,7 +52,7 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// Streams the rows of `select` out as CSV the engine writes itself (PostgreSQL's `COPY …
     /// TO STDOUT`), handing the bytes to `chunk` as they come, with the rows they hold. `select`'s columns are the
     /// export's text (``SQLDialect/exportText(_:)``), each named `"__cf_export_<position>"`;
-    /// `quoted` says which are quoted (the others go bare), NULL is written as `null`, fields
+    /// `quoted` says which are quoted (the others go bare), NULL is written as the text `null`, fields
     /// are separated by `delimiter` (a comma or a tab). `isCancelled` is asked after each chunk.
     /// ``BulkExport/unavailable`` when the engine cannot here: the caller reads the rows itself.
     func bulkExport(
