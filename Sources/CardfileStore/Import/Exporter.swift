@@ -108,11 +108,7 @@ public struct Exporter {
                     }
                 }
                 let delimiter: UInt8 = format == .tsv ? 0x09 : 0x2C
-                switch format {
-                case .csv, .tsv: out += Self.header(names, delimiter: delimiter)
-                case .json: out += Array("[".utf8)
-                case .jsonl: break
-                }
+                out += opening(names)
                 var count = 0
                 let statement = try db.makeStatement(sql: sql)
                 let cursor = try Row.fetchCursor(statement, arguments: clause.arguments.statementArguments)
@@ -129,16 +125,7 @@ public struct Exporter {
                         }
                         out.append(0x0A)
                     case .jsonl, .json:
-                        if format == .json { out += Array((count == 0 ? "\n" : ",\n").utf8) }
-                        out.append(UInt8(ascii: "{"))
-                        for (index, name) in names.enumerated() {
-                            if index > 0 { out += Array(", ".utf8) }
-                            Self.appendJSONString(name, to: &out)
-                            out += Array(": ".utf8)
-                            Self.appendJSON(Value(row[index] as DatabaseValue), to: &out)
-                        }
-                        out.append(UInt8(ascii: "}"))
-                        if format == .jsonl { out.append(0x0A) }
+                        appendJSONRecord(names, first: count == 0, to: &out) { Value(row[$0] as DatabaseValue) }
                     }
                     count += 1
                     if out.count >= 1 << 16 {
@@ -147,7 +134,7 @@ public struct Exporter {
                         if isCancelled() { return count }
                     }
                 }
-                if format == .json { out += Array((count == 0 ? "]\n" : "\n]\n").utf8) }
+                out += closing(count: count)
                 try flush(force: true)
                 return count
             }
@@ -164,11 +151,7 @@ public struct Exporter {
         var out: [UInt8] = []
         out.reserveCapacity(1 << 16)
         let delimiter: UInt8 = format == .tsv ? 0x09 : 0x2C
-        switch format {
-        case .csv, .tsv: out += Self.header(names, delimiter: delimiter)
-        case .json: out += Array("[".utf8)
-        case .jsonl: break
-        }
+        out += opening(names)
         var count = 0
         do {
             try session.forEachRow(sql, arguments, cancellation: nil) { values in
@@ -180,16 +163,7 @@ public struct Exporter {
                     }
                     out.append(0x0A)
                 case .jsonl, .json:
-                    if format == .json { out += Array((count == 0 ? "\n" : ",\n").utf8) }
-                    out.append(UInt8(ascii: "{"))
-                    for (index, value) in values.enumerated() {
-                        if index > 0 { out += Array(", ".utf8) }
-                        Self.appendJSONString(names[index], to: &out)
-                        out += Array(": ".utf8)
-                        Self.appendJSON(value, to: &out)
-                    }
-                    out.append(UInt8(ascii: "}"))
-                    if format == .jsonl { out.append(0x0A) }
+                    appendJSONRecord(names, first: count == 0, to: &out) { values[$0] }
                 }
                 count += 1
                 if out.count >= 1 << 16 {
@@ -202,9 +176,38 @@ public struct Exporter {
         } catch is Stop {
             return count
         }
-        if format == .json { out += Array((count == 0 ? "]\n" : "\n]\n").utf8) }
+        out += closing(count: count)
         try write(out)
         return count
+    }
+
+    /// What comes before the rows: the header of CSV or TSV, a JSON array's bracket.
+    private func opening(_ names: [String]) -> [UInt8] {
+        switch format {
+        case .csv, .tsv: return Self.header(names, delimiter: format == .tsv ? 0x09 : 0x2C)
+        case .json: return Array("[".utf8)
+        case .jsonl: return []
+        }
+    }
+
+    /// What comes after `count` rows: a JSON array's bracket.
+    private func closing(count: Int) -> [UInt8] {
+        format == .json ? Array((count == 0 ? "]\n" : "\n]\n").utf8) : []
+    }
+
+    /// One row as a JSON object (a line of JSON Lines, or an element of the array after
+    /// `first`), its values by column position from `value`.
+    private func appendJSONRecord(_ names: [String], first: Bool, to out: inout [UInt8], _ value: (Int) -> Value) {
+        if format == .json { out += Array((first ? "\n" : ",\n").utf8) }
+        out.append(UInt8(ascii: "{"))
+        for (index, name) in names.enumerated() {
+            if index > 0 { out += Array(", ".utf8) }
+            Self.appendJSONString(name, to: &out)
+            out += Array(": ".utf8)
+            Self.appendJSON(value(index), to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        if format == .jsonl { out.append(0x0A) }
     }
 
     /// The header line of CSV or TSV: each name quoted.
