@@ -57,7 +57,8 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
         return try result.withLockedValue { $0! }.get()
     }
 
-    /// Lets the thread end once its jobs are done.
+    /// Lets the thread end once its jobs are done. Nothing may be given to it after: a job
+    /// that came later would never run (``wait(_:)`` would wait for good).
     func end() {
         condition.lock()
         ended = true

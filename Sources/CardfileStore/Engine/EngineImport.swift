@@ -8,8 +8,9 @@
 package protocol EngineImport: AnyObject {
     /// Writes one batch as the import's mode says. A row the database refuses is reported
     /// with its line and reason, and the batch's other rows go in.
-    /// - Throws: ``StoreError`` when the batch could not be written at all (the server gone);
-    ///   nothing of it is then committed.
+    /// - Throws: ``StoreError`` when the batch could not be written at all (the server gone).
+    ///   Nothing of it is committed, unless the connection was lost while its `COMMIT` was
+    ///   under way: whether that one went in is then not known.
     func write(_ rows: [Importer.PendingRow]) throws -> ImportBatchOutcome
 
     /// Commits an atomic import's one transaction.
