@@ -9,39 +9,6 @@ import Testing
 /// come, and a cancel stops the server's copy too.
 @Suite("PostgreSQL: export by COPY", .timeLimit(.minutes(5)))
 struct CopyOutTests {
-    final class Place {
-        let server: PostgresTestServer
-        let database: String
-        let engine: PostgresEngine
-        let container: Container
-        let folder = TemporaryDirectory()
-
-        init(_ sql: String) throws {
-            server = try PostgresTestServer.current()
-            database = try server.makeDatabase()
-            _ = try server.psql(database, sql)
-            engine = try PostgresEngine(try server.location(database))
-            container = try Container(engine: engine)
-        }
-
-        deinit {
-            engine.close()
-            server.drop(database)
-        }
-
-        func psql(_ sql: String) throws -> String { try server.psql(database, sql) }
-
-        /// Exports `table` to a file; returns its path and the rows written.
-        func export(_ table: String, format: Exporter.Format, filter: String = "", null: String = "",
-                    progress: (Int) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> (String, Int) {
-            let path = folder.file("\(table)-\(UUID().uuidString).\(format.rawValue)")
-            let file = try OutputFile(path: path, replacing: true, protecting: [])
-            let rows = try Exporter(container: container, table: table, filter: filter, format: format, null: null)
-                .run(progress: progress, isCancelled: isCancelled) { try file.write($0) }
-            try file.commit()
-            return (path, rows)
-        }
-    }
 
     static let awkward = """
         CREATE TYPE mood AS ENUM ('calm', 'so "so"');
@@ -57,7 +24,7 @@ struct CopyOutTests {
 
     @Test(arguments: [Exporter.Format.csv, .tsv, .jsonl, .json])
     func everyValueComesBackThroughAnImport(format: Exporter.Format) throws {
-        let place = try Place(Self.awkward)
+        let place = try DatabasePlace(Self.awkward)
         let (path, rows) = try place.export("things", format: format)
         #expect(rows == 4)
         let summary = try Importer(container: place.container, file: path, options: ImportOptions(table: "copy")).run()
@@ -67,7 +34,7 @@ struct CopyOutTests {
     }
 
     @Test func csvIsWrittenAsOnSQLite() throws {
-        let place = try Place(Self.awkward)
+        let place = try DatabasePlace(Self.awkward)
         let (path, _) = try place.export("things", format: .csv, filter: "id <= 2", null: "-")
         let lines = try String(contentsOfFile: path, encoding: .utf8)
         #expect(lines.hasPrefix("\"id\",\"name\",\"note\",\"flag\",\"bytes\",\"amount\",\"ratio\",\"day\",\"seen\",\"doc\",\"tags\",\"feeling\"\n"))
@@ -80,7 +47,7 @@ struct CopyOutTests {
     }
 
     @Test func progressCountsRowsAndACancelStopsTheServersCopy() throws {
-        let place = try Place("CREATE TABLE many AS SELECT n AS id, repeat('x', 100) AS pad FROM generate_series(1, 300000) AS n; ALTER TABLE many ADD PRIMARY KEY (id)")
+        let place = try DatabasePlace("CREATE TABLE many AS SELECT n AS id, repeat('x', 100) AS pad FROM generate_series(1, 300000) AS n; ALTER TABLE many ADD PRIMARY KEY (id)")
         var seen: [Int] = []
         let (_, all) = try place.export("many", format: .csv, progress: { seen.append($0) })
         #expect(all == 300_000)
@@ -100,7 +67,7 @@ struct CopyOutTests {
     }
 
     @Test func aRefusedCopyIsTheServersWords() throws {
-        let place = try Place("CREATE TABLE t (id int PRIMARY KEY, n int); INSERT INTO t VALUES (1, 0)")
+        let place = try DatabasePlace("CREATE TABLE t (id int PRIMARY KEY, n int); INSERT INTO t VALUES (1, 0)")
         // (A value the column's type refuses, found only when the copy's query runs.)
         #expect(throws: StoreError.self) { _ = try place.export("t", format: .csv, filter: "n = \"many\"") }
         do {
@@ -115,7 +82,7 @@ struct CopyOutTests {
     /// A `COPY` takes no parameters, so the filter's values are written into it: random texts
     /// of the characters that could end a quote early, read back by the server as they were.
     @Test func valuesGoIntoTheCopyAsLiteralsThatNoTextCanEscape() throws {
-        let place = try Place("CREATE TABLE t (id int PRIMARY KEY, s text)")
+        let place = try DatabasePlace("CREATE TABLE t (id int PRIMARY KEY, s text)")
         let seed = Fuzz.seed()
         var random = SeededRandom(seed: seed)
         let pieces = ["$", "cf", "$cf$", "1", "'", "\\", "x", "$cf1$", "é"]
@@ -128,5 +95,18 @@ struct CopyOutTests {
         #expect(back.first?.first == .text(texts.joined(separator: "\n")), "seed \(seed) (CARDFILE_SEED=\(seed) replays it)")
         #expect(PostgresValues.inlined("SELECT 1 WHERE a = ? AND b = '?' AND c = ?", [.text("x'y"), .integer(5)])
                 == "SELECT 1 WHERE a =  $cf$x'y$cf$  AND b = '?' AND c =  $cf$5$cf$ ")
+    }
+}
+
+extension DatabasePlace {
+    /// Exports `table` to a file; returns its path and the rows written.
+    func export(_ table: String, format: Exporter.Format, filter: String = "", null: String = "",
+                progress: (Int) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws -> (String, Int) {
+        let path = folder.file("\(table)-\(UUID().uuidString).\(format.rawValue)")
+        let file = try OutputFile(path: path, replacing: true, protecting: [])
+        let rows = try Exporter(container: container, table: table, filter: filter, format: format, null: null)
+            .run(progress: progress, isCancelled: isCancelled) { try file.write($0) }
+        try file.commit()
+        return (path, rows)
     }
 }

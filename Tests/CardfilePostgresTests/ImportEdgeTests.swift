@@ -9,37 +9,9 @@ import Testing
 /// clear word, never a crash and never a wait without end.
 @Suite("PostgreSQL: imports at the edges", .timeLimit(.minutes(5)))
 struct ImportEdgeTests {
-    final class Place {
-        let server: PostgresTestServer
-        let database: String
-        let engine: PostgresEngine
-        let container: Container
-        let folder = TemporaryDirectory()
-
-        init(_ sql: String) throws {
-            server = try PostgresTestServer.current()
-            database = try server.makeDatabase()
-            _ = try server.psql(database, sql)
-            engine = try PostgresEngine(try server.location(database))
-            container = try Container(engine: engine)
-        }
-
-        deinit {
-            engine.close()
-            server.drop(database)
-        }
-
-        func psql(_ sql: String) throws -> String { try server.psql(database, sql) }
-
-        func run(_ text: String, _ options: ImportOptions) throws(ImportError) -> ImportSummary {
-            let path = folder.file("rows-\(UUID().uuidString).csv")
-            try? text.write(toFile: path, atomically: true, encoding: .utf8)
-            return try Importer(container: container, file: path, options: options).run()
-        }
-    }
 
     @Test func aViewTakesRowsByInsertAndAMaterializedViewSaysWhyNot() throws {
-        let place = try Place("""
+        let place = try DatabasePlace("""
             CREATE TABLE books (id int PRIMARY KEY, title text NOT NULL);
             CREATE VIEW titles AS SELECT id, title FROM books;
             CREATE MATERIALIZED VIEW frozen AS SELECT id, title FROM books;
@@ -59,7 +31,7 @@ struct ImportEdgeTests {
     /// Deferred constraints stay deferred: a file may refer to rows it holds further on. A
     /// batch that breaks one fails at its commit, which names the key; earlier batches stay.
     @Test func deferredConstraintsAreCheckedAtEachBatchsCommit() throws {
-        let place = try Place("""
+        let place = try DatabasePlace("""
             CREATE TABLE staff (id int PRIMARY KEY, boss int REFERENCES staff (id) DEFERRABLE INITIALLY DEFERRED, name text);
             """)
         for options in [ImportOptions(table: "staff"), ImportOptions(table: "staff", atomic: true, batchSize: 1)] {
@@ -81,7 +53,7 @@ struct ImportEdgeTests {
     /// A trigger's refusal carries the trigger's own place ahead of the copy's line: the row
     /// refused is the one the copy names, checked alone, and every other row goes in.
     @Test func aTriggersRefusalNamesTheRightRow() throws {
-        let place = try Place("""
+        let place = try DatabasePlace("""
             CREATE TABLE lucky (id int PRIMARY KEY, v int);
             CREATE FUNCTION refuse_13() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN IF NEW.v = 13 THEN RAISE EXCEPTION 'unlucky %', NEW.id; END IF; RETURN NEW; END $$;
@@ -99,7 +71,7 @@ struct ImportEdgeTests {
     }
 
     @Test func anUpsertIntoAViewSaysToUseItsTable() throws {
-        let place = try Place("CREATE TABLE books (id int PRIMARY KEY, title text); CREATE VIEW titles AS SELECT id, title FROM books")
+        let place = try DatabasePlace("CREATE TABLE books (id int PRIMARY KEY, title text); CREATE VIEW titles AS SELECT id, title FROM books")
         do {
             _ = try place.run("id,title\n1,One\n", ImportOptions(table: "titles", mode: .upsert))
             Issue.record("an upsert into a view ran")
@@ -154,5 +126,14 @@ struct ImportEdgeTests {
         } else {
             Issue.record("not a stop: \(error)")
         }
+    }
+}
+
+extension DatabasePlace {
+    /// Imports `text` (written to a file of its own) as `options` say.
+    func run(_ text: String, _ options: ImportOptions) throws(ImportError) -> ImportSummary {
+        let path = folder.file("rows-\(UUID().uuidString).csv")
+        try? text.write(toFile: path, atomically: true, encoding: .utf8)
+        return try Importer(container: container, file: path, options: options).run()
     }
 }
