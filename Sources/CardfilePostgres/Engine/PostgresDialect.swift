@@ -17,6 +17,25 @@ package struct PostgresDialect: SQLDialect {
     package var lockForWrite: String { " FOR UPDATE" }
     package var storesValuesAsGiven: Bool { false }
     package var typesTextByColumn: Bool { true }
+    package var deferForeignKeys: (sql: String, every: Bool) { ("SET CONSTRAINTS ALL DEFERRED", false) }
+    package var keepingNumberedValues: String { " OVERRIDING SYSTEM VALUE" }
+    package var groupsRowWrites: Bool { true }
+
+    /// The types with no ordering (and, but for `xml`'s text, no equality) of their own.
+    static let unorderedTypes: Set<String> = ["json", "xml", "point", "line", "lseg", "box", "path", "polygon", "circle"]
+    /// The types of text, whose values have a length.
+    static let textTypes: Set<String> = ["text", "character varying", "bpchar", "character", "name", "citext"]
+
+    package func comparable(_ name: String, column: ColumnDescription) -> String {
+        Self.unorderedTypes.contains(column.declaredType) ? "(\(name))::text" : name
+    }
+
+    /// None: `min` and `max` exist for some types only (not for a `uuid`, a `boolean`, bytes).
+    package func extremeAggregates(_ name: String, column: ColumnDescription) -> (least: String, greatest: String)? { nil }
+
+    package func holdsText(_ name: String, column: ColumnDescription) -> String? {
+        Self.textTypes.contains(column.declaredType) ? "\(name) IS NOT NULL" : nil
+    }
 
     /// Cast to the column's base type, which ``PostgresTableDescription/tableSchema`` keeps
     /// as the declared type.
@@ -52,8 +71,36 @@ package struct PostgresDialect: SQLDialect {
         return "(\(expressions.joined(separator: ", "))) IN (\(Array(repeating: tuple, count: count).joined(separator: ", ")))"
     }
 
-    /// None yet: keys go one placeholder each (at most 65,535 in one statement).
-    package func keyInJSON(_ expressions: [String]) -> String? { nil }
+    /// Each term read from the array's elements and cast to its column's type (the
+    /// comparison would otherwise be with `jsonb` or text). nil for a term of no column.
+    package func keyInJSON(_ expressions: [String], columns: [ColumnDescription?]) -> String? {
+        var types: [String] = []
+        for column in columns {
+            guard let column else { return nil }
+            types.append(column.declaredType)
+        }
+        guard types.count == expressions.count, !types.isEmpty else { return nil }
+        if expressions.count == 1 {
+            return "\(expressions[0]) IN (SELECT element::\(types[0]) FROM jsonb_array_elements_text(?::jsonb) AS element)"
+        }
+        let parts = types.enumerated().map { "(element ->> \($0.offset))::\($0.element)" }.joined(separator: ", ")
+        return "(\(expressions.joined(separator: ", "))) IN (SELECT \(parts) FROM jsonb_array_elements(?::jsonb) AS element)"
+    }
+
+    /// By the column's type: a number column's values are all numbers. The sum is exact
+    /// (`numeric`, for integers) where the type's `sum` is, and said as an integer when whole
+    /// and within 64 bits.
+    package func numberMeasures(_ name: String, column: ColumnDescription) -> NumberMeasures {
+        guard [.integer, .real, .numeric].contains(column.affinity) else {
+            return NumberMeasures(terms: []) { _ in (0, .null, nil) }
+        }
+        return NumberMeasures(terms: ["count(\(name))", "sum(\(name))", "avg(\(name))::float8"]) { values in
+            guard values.count >= 3, let numbers = values.first?.wholeNumber, numbers > 0 else { return (0, .null, nil) }
+            var sum = values[values.startIndex + 1]
+            if case .decimal(let text) = sum, let whole = Int64(text) { sum = .integer(whole) }
+            return (numbers, sum, values[values.startIndex + 2].doubleValue)
+        }
+    }
 
     /// The column as it comes in binary form when ``PostgresEngineSession`` reads that form,
     /// else as the text its type prints. The text is named apart from the column: PostgreSQL

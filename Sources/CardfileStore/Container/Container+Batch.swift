@@ -1,5 +1,3 @@
-import GRDB
-
 /// Batch operations: one SQL statement over every matching row, without loading records.
 ///
 /// They skip the snapshot checks of a context save (they are deliberate bulk writes), increase
@@ -52,7 +50,7 @@ extension Container {
             sql += " WHERE \(filter.sql)"
             arguments += filter.arguments
         }
-        sql += " RETURNING \(schema.primaryKey.keyExpressions.joined(separator: ", "))"
+        sql += " RETURNING \(schema.keyReadExpressions.joined(separator: ", "))"
         return try runBatch(entity: entity, sql: sql, arguments: arguments, deleting: false)
     }
 
@@ -70,16 +68,18 @@ extension Container {
             sql += " WHERE \(filter.sql)"
             arguments = filter.arguments
         }
-        sql += " RETURNING \(schema.primaryKey.keyExpressions.joined(separator: ", "))"
+        sql += " RETURNING \(schema.keyReadExpressions.joined(separator: ", "))"
         return try runBatch(entity: entity, sql: sql, arguments: arguments, deleting: true)
     }
 
     private func runBatch(entity: Entity, sql: String, arguments: [Value], deleting: Bool) throws(StoreError) -> Set<ObjectID> {
-        try storeErrors(path: core.path) {
+        let placeholder = ObjectID(table: entity.name, primaryKey: [])
+        let operation: WriteOperation = deleting ? .delete(key: []) : .write(values: [])
+        return try storeErrors(path: core.path) {
             do {
-                return try core.write(origin: .batch) { db, note in
+                return try core.transaction(origin: .batch) { session, note in
                     var ids: Set<ObjectID> = []
-                    for key in try db.makeStatement(sql: sql).fetchValueRows(arguments: arguments) {
+                    for key in try session.rows(sql, arguments) {
                         let id = entity.objectID(fromKey: key[...])
                         ids.insert(id)
                         // Rowid-keyed rows are named by SQLite's hook; others only by us.
@@ -89,14 +89,13 @@ extension Container {
                     }
                     return ids
                 }
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                let placeholder = ObjectID(table: entity.name, primaryKey: [])
-                let failures = try core.read { db in
-                    ConstraintMapper.failures(
-                        for: error, id: placeholder, entity: entity,
-                        operation: deleting ? .delete(key: []) : .write(values: []),
-                        db: db, schema: core.schema)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                let failures = try core.session(for: entity) { session in
+                    session.constraintFailures(for: error, id: placeholder, entity: entity, operation: operation, schema: core.schema)
                 }
+                guard let failures else { throw error }
                 throw StoreError.validationFailed(failures)
             }
         }

@@ -1,12 +1,11 @@
-import GRDB
-
 /// How many records marks mark, with the sum and mean of a column's numbers among them.
 public struct MarkedCount: Sendable, Equatable {
     public var count: Int
     /// How many of them hold a number in the column summed.
     public var numbers = 0
-    /// The sum of those numbers: an integer when they all are and it is exact, else a real
-    /// (SQLite's `total`, which never fails on an overflow).
+    /// The sum of those numbers: an integer when they all are and it is exact; else a real
+    /// (SQLite's `total`, which never fails on an overflow) or, on PostgreSQL, an exact
+    /// `numeric` beyond 64 bits.
     public var sum: Value = .null
     public var mean: Double?
 
@@ -28,33 +27,20 @@ extension Container {
     public func countMarked(_ marks: MarkSet, table: String, summing column: String?) throws(StoreError) -> MarkedCount {
         guard !marks.isEmpty else { return MarkedCount(count: 0) }
         let entity = try core.entity(table)
-        let condition = try marks.predicate(for: entity.table).sql(for: entity.table)
-        var measures = "count(*)"
+        let schema = entity.table
+        let condition = try marks.predicate(for: schema).sql(for: schema)
+        var measures: NumberMeasures?
         if let column {
-            guard let found = entity.table.column(named: column) else { throw StoreError.noSuchField(table: entity.name, field: column) }
-            let c = found.name.quotedIdentifier
-            let number = "CASE WHEN typeof(\(c)) IN ('integer', 'real') THEN \(c) END"
-            // total(), not sum(): sum() fails on an integer overflow (nanosecond timestamps).
-            measures += ", count(\(number)), total(\(number)), avg(\(number)), coalesce(sum(typeof(\(c)) = 'real'), 0)"
+            guard let found = schema.column(named: column) else { throw StoreError.noSuchField(table: entity.name, field: column) }
+            measures = schema.dialect.numberMeasures(found.name.quotedIdentifier, column: found)
         }
+        let sql = "SELECT \((["count(*)"] + (measures?.terms ?? [])).joined(separator: ", ")) FROM \(schema.fromSQL) WHERE \(condition.sql)"
         return try storeErrors(path: core.path) {
-            try core.read(for: entity) { db in
-                guard let row = try Row.fetchOne(db, sql: "SELECT \(measures) FROM \(entity.table.fromSQL) WHERE \(condition.sql)",
-                                                 arguments: condition.arguments.statementArguments) else { return MarkedCount(count: 0) }
-                var counted = MarkedCount(count: row[0])
-                if column != nil {
-                    counted.numbers = row[1]
-                    let total: Double = row[2]
-                    let reals: Int = row[4]
-                    // Whole numbers only, and exact in a double: said as an integer.
-                    if counted.numbers == 0 {
-                        counted.sum = .null
-                    } else if reals == 0, total.magnitude < 9_007_199_254_740_992, let whole = Int64(exactly: total) {
-                        counted.sum = .integer(whole)
-                    } else {
-                        counted.sum = .real(total)
-                    }
-                    counted.mean = row[3]
+            try core.session(for: entity) { session in
+                guard let row = try session.firstRow(sql, condition.arguments) else { return MarkedCount(count: 0) }
+                var counted = MarkedCount(count: row.first?.wholeNumber ?? 0)
+                if let measures {
+                    (counted.numbers, counted.sum, counted.mean) = measures.read(row.dropFirst())
                 }
                 return counted
             }
@@ -70,14 +56,12 @@ extension Container {
         var names: [String] = []
         for column in columns {
             guard let found = schema.column(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
-            names.append(found.name.quotedIdentifier)
+            names.append(schema.dialect.selectExpression(found))
         }
         let condition = try marks.predicate(for: schema).sql(for: schema)
         let sql = "SELECT \(names.joined(separator: ", ")) FROM \(schema.fromSQL) WHERE \(condition.sql) ORDER BY \(schema.primaryKey.keyExpressions.joined(separator: ", ")) LIMIT \(max(0, limit))"
         return try storeErrors(path: core.path) {
-            try core.read(for: entity) { db in
-                try db.makeStatement(sql: sql).fetchValueRows(arguments: condition.arguments)
-            }
+            try core.session(for: entity) { session in try session.rows(sql, condition.arguments) }
         }
     }
 
@@ -93,18 +77,18 @@ extension Container {
         var arguments: [Value] = []
         for filter in marks.filters {
             let condition = try filter.sql(for: schema)
-            tests.append("coalesce((\(condition.sql)), 0) <> 0")
+            // (A filter's condition may be NULL for a row: that row is not matched.)
+            tests.append("CASE WHEN (\(condition.sql)) THEN 1 ELSE 0 END")
             arguments += condition.arguments
         }
-        let width = schema.primaryKey.keyExpressions.count
-        let sql = "SELECT \((schema.primaryKey.keyExpressions + tests).joined(separator: ", ")) FROM \(schema.fromSQL) WHERE \(schema.keyInSQL(count: keys.count))"
+        let width = schema.keyWidth
+        let sql = "SELECT \((schema.keyReadExpressions + tests).joined(separator: ", ")) FROM \(schema.fromSQL) WHERE \(schema.keyInSQL(count: keys.count))"
         arguments += keys.flatMap { $0 }
         return try storeErrors(path: core.path) {
-            try core.read(for: entity) { db in
+            try core.session(for: entity) { session in
                 var found: Set<ObjectID> = []
-                for row in try Row.fetchAll(db, sql: sql, arguments: arguments.statementArguments) {
-                    let values = Array(row.databaseValues.map(Value.init))
-                    let id = ObjectID(table: schema.name, primaryKey: Array(values[..<width]))
+                for values in try session.rows(sql, arguments) {
+                    let id = entity.objectID(fromKey: values[..<width])
                     let matches = values[width...].map { $0 == .integer(1) }
                     if marks.isMarked(id, filterMatches: matches) { found.insert(id) }
                 }

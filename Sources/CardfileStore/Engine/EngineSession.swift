@@ -42,12 +42,6 @@ extension EngineSession {
 
     /// The first value of the first row, read as an integer (a count), or nil.
     func integer(_ sql: String, _ arguments: [Value]) throws -> Int? {
-        guard let value = try firstRow(sql, arguments)?.first else { return nil }
-        switch value {
-        case .integer(let number): return Int(number)
-        case .real(let number): return number.isFinite ? Int(number) : nil
-        case .decimal(let text), .text(let text): return Int(text)
-        default: return nil
-        }
+        try firstRow(sql, arguments)?.first?.wholeNumber
     }
 }

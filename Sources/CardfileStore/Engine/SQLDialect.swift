@@ -30,8 +30,9 @@ package protocol SQLDialect: Sendable {
     func keyTupleIn(_ expressions: [String], count: Int) -> String
     /// `expressions` is one of the keys of a JSON array bound to one `?` (an array of values,
     /// or of arrays for a key of several terms), or nil when the engine has no such form: for
-    /// thousands of keys, where one placeholder each would not do.
-    func keyInJSON(_ expressions: [String]) -> String?
+    /// thousands of keys, where one placeholder each would not do. `columns` are the key's
+    /// columns, term by term (nil for SQLite's rowid), for an engine that types what it reads.
+    func keyInJSON(_ expressions: [String], columns: [ColumnDescription?]) -> String?
     /// Appended to a read of a row a write is about to decide on: locks the row until the
     /// transaction ends (PostgreSQL's `FOR UPDATE`), so nothing commits between the read and the
     /// write; empty where the transaction's write lock already does (SQLite).
@@ -56,6 +57,42 @@ package protocol SQLDialect: Sendable {
     /// whether CSV writes it bare (a number, a boolean, bytes in `\x` hex) rather than quoted;
     /// nil where the export reads values (SQLite, whose rows it reads from the statement directly).
     func exportText(_ column: ColumnDescription) -> (expression: String, bare: Bool)?
+    /// Aggregates over the numbers `column` (quoted as `name`) holds among the rows read:
+    /// the select-list terms, and how the values they give read as how many numbers there
+    /// are, their sum and their mean. Texts, blobs and NULLs are not numbers.
+    func numberMeasures(_ name: String, column: ColumnDescription) -> NumberMeasures
+    /// The statement that defers the checks of foreign keys to the transaction's commit,
+    /// and whether it defers every one (SQLite) or only those declared `DEFERRABLE`
+    /// (PostgreSQL, where the others are checked at each statement).
+    var deferForeignKeys: (sql: String, every: Bool) { get }
+    /// Written between an `INSERT`'s column list and its `VALUES` when the columns include
+    /// one the database numbers (an identity column): a row written back keeps its key.
+    var keepingNumberedValues: String { get }
+    /// True when many rows are best written by one statement (each statement a round trip to
+    /// a server: PostgreSQL); false where one at a time costs no more (SQLite, in-process,
+    /// whose hook then names each row a trigger or a cascade changes).
+    var groupsRowWrites: Bool { get }
+    /// The term that groups, orders and counts `column`'s values (quoted as `name`): the
+    /// column itself, or its text where its type has no equality or order (PostgreSQL's `json`).
+    func comparable(_ name: String, column: ColumnDescription) -> String
+    /// Aggregates giving the least and the greatest of `column`'s values, read as
+    /// ``selectExpression(_:)`` reads them; nil where some types have none (PostgreSQL: a
+    /// `uuid`, a `boolean`), and each is read by ordering the rows instead.
+    func extremeAggregates(_ name: String, column: ColumnDescription) -> (least: String, greatest: String)?
+    /// A condition true for the rows where `column` holds text, whose length is then
+    /// measured; nil where the column holds no text (a number column on PostgreSQL).
+    func holdsText(_ name: String, column: ColumnDescription) -> String?
+}
+
+/// What ``SQLDialect/numberMeasures(_:column:)`` gives: aggregate terms, and how their values read.
+package struct NumberMeasures: Sendable {
+    package var terms: [String]
+    package var read: @Sendable (ArraySlice<Value>) -> (numbers: Int, sum: Value, mean: Double?)
+
+    package init(terms: [String], read: @escaping @Sendable (ArraySlice<Value>) -> (numbers: Int, sum: Value, mean: Double?)) {
+        self.terms = terms
+        self.read = read
+    }
 }
 
 extension SQLDialect {

@@ -10,6 +10,13 @@ package struct SQLiteDialect: SQLDialect {
     package var lockForWrite: String { "" }
     package var storesValuesAsGiven: Bool { true }
     package var typesTextByColumn: Bool { false }
+    package var deferForeignKeys: (sql: String, every: Bool) { ("PRAGMA defer_foreign_keys = ON", true) }
+    package var keepingNumberedValues: String { "" }
+    package var groupsRowWrites: Bool { false }
+    package func comparable(_ name: String, column: ColumnDescription) -> String { name }
+    package func extremeAggregates(_ name: String, column: ColumnDescription) -> (least: String, greatest: String)? { ("min(\(name))", "max(\(name))") }
+    /// Any column may hold text.
+    package func holdsText(_ name: String, column: ColumnDescription) -> String? { "typeof(\(name)) = 'text'" }
     package func exportText(_ column: ColumnDescription) -> (expression: String, bare: Bool)? { nil }
 
     package func placeholder(for column: ColumnDescription) -> String { "?" }
@@ -40,7 +47,7 @@ package struct SQLiteDialect: SQLDialect {
         return "(\(expressions.joined(separator: ", "))) IN (VALUES \(Array(repeating: tuple, count: count).joined(separator: ", ")))"
     }
 
-    package func keyInJSON(_ expressions: [String]) -> String? {
+    package func keyInJSON(_ expressions: [String], columns: [ColumnDescription?]) -> String? {
         if expressions.count == 1 {
             return "\(expressions[0]) IN (SELECT value FROM json_each(?))"
         }
@@ -51,5 +58,21 @@ package struct SQLiteDialect: SQLDialect {
     /// SQLite hands every value back as what it holds.
     package func selectExpression(_ column: ColumnDescription) -> String {
         column.name.quotedIdentifier
+    }
+
+    /// By each value's storage class (a column of any affinity may hold text). `total()`, not
+    /// `sum()`: `sum()` fails on an integer overflow (nanosecond timestamps). The sum is said
+    /// as an integer when every number is one and the total is exact in a double.
+    package func numberMeasures(_ name: String, column: ColumnDescription) -> NumberMeasures {
+        let number = "CASE WHEN typeof(\(name)) IN ('integer', 'real') THEN \(name) END"
+        return NumberMeasures(terms: ["count(\(number))", "total(\(number))", "avg(\(number))", "coalesce(sum(typeof(\(name)) = 'real'), 0)"]) { values in
+            let numbers = values.first?.wholeNumber ?? 0
+            guard numbers > 0, values.count >= 4 else { return (0, .null, nil) }
+            let (total, mean, reals) = (values[values.startIndex + 1].doubleValue ?? 0, values[values.startIndex + 2].doubleValue, values[values.startIndex + 3].wholeNumber ?? 0)
+            if reals == 0, total.magnitude < 9_007_199_254_740_992, let whole = Int64(exactly: total) {
+                return (numbers, .integer(whole), mean)
+            }
+            return (numbers, .real(total), mean)
+        }
     }
 }

@@ -1,15 +1,13 @@
-import GRDB
-
 /// How often each value of one column occurs over some rows: the frequency table (`F`).
-/// Values are grouped as SQLite's `GROUP BY` groups them (the column's collation; 1 and 1.0
-/// together), so a value's count is what a filter `column = value` finds.
+/// Values are grouped as the engine's `GROUP BY` groups them (on SQLite, by the column's
+/// collation, 1 and 1.0 together), so a value's count is what a filter `column = value` finds.
 public struct ColumnFrequencies: Sendable {
     /// The rows counted.
     public var rows = 0
     /// How many distinct values (NULL counts as one) there are in all; nil when more values
     /// than were kept exist and they have not been counted (``Container/distinctValues(of:table:where:)``).
     public var distinct: Int?
-    /// The most frequent values, most frequent first (ties in SQLite's order of the values),
+    /// The most frequent values, most frequent first (ties in the engine's order of the values),
     /// at most the number asked for.
     public var values: [(value: Value, count: Int)] = []
 
@@ -23,26 +21,27 @@ extension Container {
     /// is nil (counted apart) and the rows are counted by a second, quick scan.
     public func frequencies(of column: String, table: String, where predicate: Predicate? = nil, limit: Int = 1_000) throws(StoreError) -> ColumnFrequencies {
         let rows = try columnRows(column, table: table, where: predicate)
+        let comparable = rows.dialect.comparable(rows.column, column: rows.described)
         // The most frequent values, and the rows' total. (A window over all the groups would
         // give their number in the same scan, but it makes SQLite keep every group: with a
         // million distinct values that took 1.2-1.45 s, against 0.6-0.8 s without; the number
         // of values is counted apart, only when some are left out.)
         let sql = """
-            SELECT value, n FROM (SELECT \(rows.column) AS value, count(*) AS n \(rows.from) GROUP BY \(rows.column))
-            ORDER BY n DESC, value LIMIT \(max(1, limit))
+            SELECT \(rows.read), count(*) AS n \(rows.from) GROUP BY \(comparable)
+            ORDER BY n DESC, \(rows.dialect.orderTerm(comparable, ascending: true, canBeNull: true)) LIMIT \(max(1, limit))
             """
         let arguments = rows.arguments
         return try storeErrors(path: core.path) {
-            try core.read(for: rows.entity) { db in
+            try core.session(for: rows.entity) { session in
                 var frequencies = ColumnFrequencies()
-                for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
-                    frequencies.values.append((Value(row[0] as DatabaseValue), row[1]))
+                for row in try session.rows(sql, arguments) {
+                    frequencies.values.append((row[0], row[1].wholeNumber ?? 0))
                 }
                 if frequencies.values.count < max(1, limit) {
                     frequencies.distinct = frequencies.values.count
                     frequencies.rows = frequencies.values.reduce(0) { $0 + $1.count }
                 } else {
-                    frequencies.rows = try Int.fetchOne(db, sql: "SELECT count(*) \(rows.from)", arguments: arguments) ?? 0
+                    frequencies.rows = try session.integer("SELECT count(*) \(rows.from)", arguments) ?? 0
                 }
                 return frequencies
             }
@@ -54,8 +53,9 @@ extension Container {
     public func distinctValues(of column: String, table: String, where predicate: Predicate? = nil) throws(StoreError) -> Int {
         let rows = try columnRows(column, table: table, where: predicate)
         return try storeErrors(path: core.path) {
-            try core.read(for: rows.entity) { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 \(rows.from) GROUP BY \(rows.column))", arguments: rows.arguments) ?? 0
+            try core.session(for: rows.entity) { session in
+                // (The subquery named: PostgreSQL requires it.)
+                try session.integer("SELECT count(*) FROM (SELECT 1 \(rows.from) GROUP BY \(rows.dialect.comparable(rows.column, column: rows.described))) AS groups", rows.arguments) ?? 0
             }
         }
     }

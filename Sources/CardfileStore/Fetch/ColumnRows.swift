@@ -1,18 +1,26 @@
-import GRDB
-
 /// One column of a table over the rows a predicate matches, ready for aggregate SQL: what
 /// `I`, `F` and their helpers read.
 struct ColumnRows {
     /// The column's name, quoted.
     let column: String
+    /// The column as introspected, and the select-list entry reading its values.
+    let described: ColumnDescription
+    let read: String
     /// `FROM … WHERE …` (no WHERE for every row).
     let from: String
-    let arguments: StatementArguments
+    let arguments: [Value]
     /// The table's read source, and the WHERE part alone (empty, or ` WHERE …`).
     let source: String
     let filter: String
-    /// Whose rows they are (where they are read: ``StoreCore/read(for:_:)``).
+    /// Whose rows they are (where they are read: ``StoreCore/session(for:_:)``).
     let entity: Entity
+
+    var dialect: any SQLDialect { entity.table.dialect }
+
+    /// The rows where `condition` holds too.
+    func also(_ condition: String) -> String {
+        "FROM \(source)\(filter.isEmpty ? " WHERE" : filter + " AND") \(condition)"
+    }
 }
 
 extension Container {
@@ -24,7 +32,8 @@ extension Container {
         guard let described = schema.column(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
         let condition = try predicate?.sql(for: schema)
         let filter = condition.map { " WHERE \($0.sql)" } ?? ""
-        return ColumnRows(column: described.name.quotedIdentifier, from: "FROM \(schema.fromSQL)\(filter)",
-                          arguments: (condition?.arguments ?? []).statementArguments, source: schema.fromSQL, filter: filter, entity: entity)
+        return ColumnRows(column: described.name.quotedIdentifier, described: described, read: schema.dialect.selectExpression(described),
+                          from: "FROM \(schema.fromSQL)\(filter)", arguments: condition?.arguments ?? [],
+                          source: schema.fromSQL, filter: filter, entity: entity)
     }
 }

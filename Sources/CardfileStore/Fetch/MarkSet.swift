@@ -40,9 +40,11 @@ public struct MarkSet: Hashable, Sendable {
 
     /// Marks or unmarks one record.
     public mutating func set(_ id: ObjectID, marked: Bool) {
-        if case .records(var records)? = rules.last {
+        if case .records? = rules.last, case .records(var records) = rules.removeLast() {
+            // (Taken out of the list first: changed in place, not copied, so marking n
+            // records one by one is not n² work.)
             records[id] = marked
-            rules[rules.count - 1] = .records(records)
+            rules.append(.records(records))
         } else {
             rules.append(.records([id: marked]))
         }
@@ -104,10 +106,10 @@ public struct MarkSet: Hashable, Sendable {
     }
 
     /// A condition true for the marked rows of `table`: the rules as one `CASE`, the last rule
-    /// first. Filters were read for this table; a record rule lists its keys.
+    /// first, in the table's dialect. Filters were read for this table; a record rule lists its keys.
     public func predicate(for table: TableSchema) throws(StoreError) -> Predicate {
-        guard !isEmpty else { return .sql("0", arguments: []) }
-        var sql = "CASE"
+        guard !isEmpty else { return .sql(table.dialect.alwaysFalse, arguments: []) }
+        var sql = "(CASE"
         var arguments: [Value] = []
         for rule in rules.reversed() {
             switch rule {
@@ -125,6 +127,7 @@ public struct MarkSet: Hashable, Sendable {
                 }
             }
         }
-        return .sql(sql + " ELSE 0 END", arguments: arguments)
+        // (Compared with 1: a condition must be a boolean on PostgreSQL.)
+        return .sql(sql + " ELSE 0 END) = 1", arguments: arguments)
     }
 }

@@ -145,7 +145,7 @@ extension Container {
                 var now: [ObjectID: [Value]] = [:]
                 for start in stride(from: 0, to: keys.count, by: Self.keyChunk) {
                     let chunk = Array(keys[start..<min(start + Self.keyChunk, keys.count)])
-                    for (id, values) in try Self.readValues(db, schema: schema, columns: change.columns, where: schema.keySetSQL(chunk)) { now[id] = values }
+                    for (id, values) in try Self.readValues(SQLiteSession(db), schema: schema, columns: change.columns, where: schema.keySetSQL(chunk)) { now[id] = values }
                 }
                 var changed: [ObjectID: [Value]?] = [:]
                 for (id, sides) in change.records where now[id] != sides.before { changed[id] = .some(now[id]) }

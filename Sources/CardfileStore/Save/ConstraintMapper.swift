@@ -78,7 +78,7 @@ enum ConstraintMapper {
     private static func missingParents(id: ObjectID, table: TableSchema, values: [Value], db: Database, schema: DatabaseSchema) -> [ValidationFailure] {
         var failures: [ValidationFailure] = []
         for key in table.foreignKeys {
-            let childValues = key.columns.compactMap { table.columnIndex(named: $0).map { values[$0] } }
+            let childValues = key.columns.compactMap { table.columnIndex(named: $0).flatMap { values.indices.contains($0) ? values[$0] : nil } }
             guard childValues.count == key.columns.count, !childValues.contains(where: \.isNull) else { continue }
             let parentColumns: [String]
             if key.parentColumns.contains(where: { $0 == nil }) {

@@ -119,6 +119,12 @@ public struct TableSchema: Hashable, Sendable {
         columnIndex(named: name).map { columns[$0] }
     }
 
+    /// The key's columns, term by term (nil for the implicit rowid).
+    var keyColumns: [ColumnDescription?] {
+        let names = primaryKey.columnNames
+        return primaryKey.keyExpressions.indices.map { names.indices.contains($0) ? column(named: names[$0]) : nil }
+    }
+
     /// Positions of the key columns within ``columns``; empty for an implicit rowid.
     var keyColumnIndexes: [Int] {
         primaryKey.columnNames.compactMap { columnIndex(named: $0) }
@@ -158,10 +164,11 @@ public struct TableSchema: Hashable, Sendable {
     }
 
     /// `key IN (...)` for these rows' keys, with its arguments. Beyond a few hundred keys
-    /// without blobs, the keys go as one JSON array read by `json_each` (one argument, where
-    /// SQLite takes at most 32,766), so a rule may name a hundred thousand records.
+    /// without blobs, the keys go as one JSON array the engine reads (`json_each`,
+    /// `jsonb_array_elements`): one argument, where SQLite takes at most 32,766 and
+    /// PostgreSQL 65,535, so a rule may name a hundred thousand records.
     func keySetSQL(_ keys: [[Value]]) -> (sql: String, arguments: [Value]) {
-        if keys.count > 200, !primaryKey.isUnidentifiable, let sql = dialect.keyInJSON(primaryKey.keyExpressions),
+        if keys.count > 200, !primaryKey.isUnidentifiable, let sql = dialect.keyInJSON(primaryKey.keyExpressions, columns: keyColumns),
            let json = Self.jsonArray(of: keys) {
             return (sql, [.text(json)])
         }
