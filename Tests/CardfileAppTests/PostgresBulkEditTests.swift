@@ -1,0 +1,113 @@
+@testable import CardfileApp
+import CardfilePostgres
+import CardfileStore
+import CardfileTerminal
+import CardfileTestSupport
+import Foundation
+import Testing
+
+/// Marks, `:set`, `:delete`, Alt-U and the column panels in the editor on a PostgreSQL table,
+/// as on SQLite: the question, the server's rows afterwards (read by `psql`), and the undo.
+@Suite("Marks and bulk edits in the editor on PostgreSQL", .timeLimit(.minutes(5)))
+struct PostgresBulkEditTests {
+    final class Place {
+        let server: PostgresTestServer
+        let database: String
+        let engine: PostgresEngine
+        let harness: AppHarness
+
+        init() throws {
+            server = try PostgresTestServer.current()
+            database = try server.makeDatabase()
+            _ = try server.psql(database, """
+                CREATE TABLE cards (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL, age int, born date, notes text);
+                INSERT INTO cards (name, age, born) VALUES ('Ada', 36, '1815-12-10'), ('Bo', 9, NULL), ('Grace', 45, '1906-12-09');
+                """)
+            let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
+            engine = try PostgresEngine(location)
+            let container = try Container(engine: engine, options: StoreOptions())
+            harness = try AppHarness(container: container, size: Size(width: 120, height: 20), options: CardfileApp.Options(table: "cards"))
+        }
+
+        deinit {
+            engine.close()
+            server.drop(database)
+        }
+
+        func psql(_ sql: String) throws -> String { try server.psql(database, sql) }
+
+        /// Every row, `id|name|age|born|notes`.
+        func rows() throws -> String {
+            try psql("SELECT string_agg(concat_ws('|', id, name, coalesce(age::text, ''), coalesce(born::text, ''), coalesce(notes, '-')), ',' ORDER BY id) FROM cards")
+        }
+
+        /// The open question's text.
+        var question: String? {
+            if case .question(let question)? = harness.app.overlay { return question.dialog.message }
+            return nil
+        }
+
+        /// Waits until the bulk edit running is done.
+        func settle() throws {
+            #expect(try harness.waitFor { _ in !harness.app.isRunningABulkEdit && !harness.statusLine.contains("counting marks") })
+        }
+    }
+
+    @Test func marksAreCountedAndSummedThenSetAndUndone() throws {
+        let place = try Place()
+        let harness = place.harness
+        let before = try place.rows()
+        try harness.command("select age >= 30")
+        try place.settle()
+        try harness.press(.char("l"))                                    // to the name column
+        try harness.press(.char("l"))                                    // to age
+        #expect(try harness.waitFor { _ in harness.statusLine.contains("2 marked · age: sum 81") }, "\(harness.statusLine)")
+        try harness.command("set notes = 'done'")
+        #expect(place.question == "Set notes to “done” on 2 records? (y/n)", "\(harness.screen)")
+        #expect(try place.rows() == before, "nothing is written before the answer")
+        try harness.press(.char("y"))
+        try place.settle()
+        #expect(try place.rows() == "1|Ada|36|1815-12-10|done,2|Bo|9||-,3|Grace|45|1906-12-09|done")
+        #expect(harness.messageLine.contains("Set notes to “done” on 2 records. Alt-U undoes it."), "\(harness.messageLine)")
+        // Another client changes one of them: the undo leaves it, and says so.
+        _ = try place.psql("UPDATE cards SET notes = 'psql' WHERE id = 3")
+        try harness.press(.alt("u"))
+        try place.settle()
+        #expect(harness.messageLine.contains("Undone on 1 record; 1 record changed since was left as it is."), "\(harness.messageLine)")
+        #expect(place.question?.contains("Grace") == true || place.question?.contains("cards 3") == true, "\(place.question ?? harness.screen)")
+        try harness.press(.char("n"))                                    // keep what the other client wrote
+        #expect(try place.rows() == "1|Ada|36|1815-12-10|-,2|Bo|9||-,3|Grace|45|1906-12-09|psql", "\(harness.screen)")
+    }
+
+    @Test func aDeleteOfMarkedRecordsComesBackUnderTheSameNumbers() throws {
+        let place = try Place()
+        let harness = place.harness
+        let before = try place.rows()
+        try harness.command("select born IS NOT NULL")
+        try place.settle()
+        try harness.command("delete")
+        #expect(place.question?.hasPrefix("Delete 2 records?") == true, "\(harness.screen)")
+        try harness.press(.char("y"))
+        try place.settle()
+        #expect(try place.rows() == "2|Bo|9||-")
+        #expect(try harness.waitFor { $0.contains("row 1 of 1") }, "\(harness.screen)")
+        try harness.press(.alt("u"))
+        try place.settle()
+        #expect(try place.rows() == before, "the identity keys are the rows' own again")
+        #expect(try harness.waitFor { $0.contains("of 3") }, "\(harness.screen)")
+        // The server numbers the next one after them.
+        #expect(try place.psql("INSERT INTO cards (name) VALUES ('New') RETURNING id") == "4")
+    }
+
+    @Test func theFrequencyTableAndStatisticsOfADateColumn() throws {
+        let place = try Place()
+        let harness = place.harness
+        for _ in 0..<3 { try harness.press(.char("l")) }                 // to born
+        try harness.press(.char("F"))
+        #expect(try harness.waitFor { $0.contains("born in cards") && $0.contains("1815-12-10") }, "\(harness.screen)")
+        #expect(harness.screen.contains("∅") || harness.screen.contains("NULL"), "\(harness.screen)")
+        try harness.press(KeyEvent(.escape))
+        try harness.press(.char("I"))
+        #expect(try harness.waitFor { $0.contains("Minimum") && $0.contains("1815-12-10") && $0.contains("1906-12-09") }, "\(harness.screen)")
+    }
+}
