@@ -103,6 +103,28 @@ struct PostgresBenchmark {
         }
         other.close()
         table.add("another client's commit on screen (NOTIFY, polled), p50 / max", "\(duration(Distribution(latencies).p50)) / \(duration(Distribution(latencies).max))", goal: "< 100 ms p50")
+
+        // :set on a tenth of the rows, marked by a filter rule as :select marks them (pg-setup's
+        // triggers installed, as a team has them), its undo (Alt-U: many rows a statement),
+        // the marks it leaves counted (their keys as one JSON argument), and F on a column.
+        guard let books = container.schema.table(named: "books") else { throw BenchFailure(description: "no books table") }
+        var marks = MarkSet()
+        marks.set(matching: .compare("id", .lessOrEqual, .integer(Int64(rows / 10))), marked: true)
+        var change: BulkChange?
+        let setTime = try Measure.time { change = try container.bulkSet(table: "books", column: "author", to: .text("bulk"), where: marks.predicate(for: books)) }
+        guard let change else { throw BenchFailure(description: "no :set") }
+        table.add(":set on \(change.count.formatted()) marked records (values read, then written)", duration(setTime))
+        // The same rows by one plain UPDATE, as psql would send it (then put back).
+        let plainTime = try Measure.time { try setup.run(PostgresQuery(unsafeSQL: "UPDATE books SET author = 'plain' WHERE id <= \(rows / 10)")) }
+        try setup.run(PostgresQuery(unsafeSQL: "UPDATE books SET author = 'bulk' WHERE id <= \(rows / 10)"))
+        table.add("  … the same rows by one plain UPDATE; :set / plain", "\(duration(plainTime)); \(String(format: "%.2f", setTime / plainTime))")
+        let undoTime = try Measure.time { _ = try container.apply(change.reversed) }
+        table.add("  … its undo (Alt-U)", duration(undoTime))
+        marks.replace(withKeysOf: change.records)
+        let countTime = try Measure.time { _ = try container.countMarked(marks, table: "books") }
+        table.add("  … counting the \(change.count.formatted()) records it marks after", duration(countTime))
+        let frequencyTime = try Measure.time { _ = try container.frequencies(of: "author", table: "books") }
+        table.add("F on author (unindexed, 5,000 values)", duration(frequencyTime), goal: "< 1 s")
         setup.close()
 
         // Memory after paging through the whole table, in a process of its own.
