@@ -62,7 +62,7 @@ struct QueryTests {
         do {
             try body()
         } catch let error as StoreError {
-            if case .sqlRefused(let message, let offset) = error { return (message, offset) }
+            if case .sqlRefused(let message, let offset, _) = error { return (message, offset) }
         } catch {}
         return nil
     }

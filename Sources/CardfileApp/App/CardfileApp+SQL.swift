@@ -151,7 +151,7 @@ extension CardfileApp {
             let news = formsFollowTheirSource()
             let done: String = switch (statement.kind, count) {
             case (.rows(let verb), let count?): "\(Self.pastVerb(verb)) \(Self.rowCount(count))."
-            case (.schema(let verb), _): "\(verb) done. New tables are listed; a table's added or dropped columns show once the file is opened again."
+            case (.schema(let verb), _): "\(verb) done. New tables are listed; a table's added or dropped columns show once the database is opened again."
             default: "Done."
             }
             show((news.map { $0.sentence + " " } ?? "") + done, role: .success, now: now)
@@ -161,7 +161,7 @@ extension CardfileApp {
     /// An error of a statement, said; SQLite's position is marked in the editor.
     private func say(_ error: StoreError, on sql: SQLScreen, now: ContinuousClock.Instant) {
         switch error {
-        case .sqlRefused(_, let offset):
+        case .sqlRefused(_, let offset, _):
             sql.errorOffset = offset
             sql.problem = error.message
             show(error.message, role: .error, now: now)

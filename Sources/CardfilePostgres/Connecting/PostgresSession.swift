@@ -110,6 +110,16 @@ public final class PostgresSession: Sendable {
     /// the statement fails with SQLSTATE 57014. `backend` is this connection's server process
     /// (``backend()``, read before: a connection busy with a statement answers nothing else).
     public func rows(_ query: PostgresQuery, backend: Int32, cancelled: @escaping @Sendable () -> Bool) throws(PostgresProblem) -> [PostgresRow] {
+        try answer(query, backend: backend, cancelled: cancelled).rows
+    }
+
+    /// ``execute(_:)`` that `cancelled` can stop, as ``rows(_:backend:cancelled:)`` is stopped.
+    public func execute(_ query: PostgresQuery, backend: Int32, cancelled: @escaping @Sendable () -> Bool) throws(PostgresProblem) -> Int {
+        try answer(query, backend: backend, cancelled: cancelled).metadata.rows ?? 0
+    }
+
+    /// The whole answer to `query`, asking the server to cancel it once `cancelled` turns true.
+    private func answer(_ query: PostgresQuery, backend: Int32, cancelled: @escaping @Sendable () -> Bool) throws(PostgresProblem) -> PostgresQueryResult {
         if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
         let future = connection.query(query, logger: logger)
         let done = DispatchSemaphore(value: 0)
@@ -128,7 +138,7 @@ public final class PostgresSession: Sendable {
             }
         }
         do {
-            return try future.wait().rows
+            return try future.wait()
         } catch {
             throw PostgresProblem(running: error, on: location)
         }

@@ -517,7 +517,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         }
     }
 
-    private func takeReader() throws -> PostgresSession {
+    func takeReader() throws -> PostgresSession {
         try failIfUnreachable()
         readers.lock()
         while pool.free.isEmpty && pool.count >= Self.maxReaders { readers.wait() }
@@ -550,7 +550,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
 
     /// Returns a reading connection to the pool; one that was lost is dropped (the next read
     /// opens another).
-    private func giveBack(_ session: PostgresSession) {
+    func giveBack(_ session: PostgresSession) {
         readers.lock()
         pool.inUse[ObjectIdentifier(session)] = nil
         if session.connection.isClosed { pool.count -= 1 } else { pool.free.append(session) }

@@ -140,6 +140,17 @@ package struct PostgresEngineSession: EngineSession {
         return changed
     }
 
+    /// A statement the server is asked to cancel once `cancellation` is set (it then fails
+    /// with SQLSTATE 57014).
+    package func execute(_ sql: String, _ arguments: [Value], cancellation: Cancellation) throws -> Int {
+        try beforeStatement(sql)
+        written?.note(sql)
+        let backend = try session.backend()
+        let changed = try session.execute(Self.query(sql, arguments), backend: backend, cancelled: { cancellation.isCancelled })
+        deferred?.ran(changed: changed)
+        return changed
+    }
+
     /// A savepoint around `body`: an error inside rolls back to it, and the transaction goes
     /// on (PostgreSQL refuses every statement of a transaction after an error otherwise).
     ///

@@ -142,9 +142,11 @@ final class StoreCore: Sendable {
     /// one over a newer. Returns the version read.
     @discardableResult
     func reloadSchema() throws -> Int {
-        let (fresh, version) = try read { db in (try SchemaReader.read(db), try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0) }
+        // (An engine numbers no schema versions: each read is taken as the newest.)
+        let (fresh, version): (DatabaseSchema, Int?) = try engine.map { (try $0.readSchema(), nil) }
+            ?? read { db in (try SchemaReader.read(db), try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0) }
         try described.withLock { described in
-            if let known = described.version, known > version { return }
+            if let known = described.version, let version, known > version { return }
             let tables = fresh.tables.map { table -> TableSchema in
                 guard let old = (described.entities[table.name] ?? described.entities[table.name.lowercased()])?.table else { return table }
                 return old.columns == table.columns && old.primaryKey == table.primaryKey ? table : old
@@ -155,7 +157,7 @@ final class StoreCore: Sendable {
             for (name, entity) in try Self.entities(of: schema, descriptions: kept, reusing: described.entities) { entities[name] = entity }
             described = (schema, entities, version)
         }
-        return version
+        return version ?? 0
     }
 
     /// The `schema_version` the schema was read at (nil until first asked).
@@ -346,6 +348,25 @@ final class StoreCore: Sendable {
         }
     }
 
+    /// ``rehearse(busyTimeout:_:)`` on the engine: `body` runs in a write transaction that is
+    /// always rolled back.
+    func rehearse<T>(busyTimeout: Duration? = nil, _ body: (any EngineSession) throws -> T) throws -> T {
+        guard let engine else { return try rehearse(busyTimeout: busyTimeout) { db in try body(SQLiteSession(db)) } }
+        if let readOnlyReason { throw StoreError.readOnly(readOnlyReason) }
+        let deadline = busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }
+        guard writeGate.enter(urgentUntil: deadline) else { throw StoreError.busy }
+        defer { writeGate.leave() }
+        var result: T?
+        do {
+            _ = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout, oneStatement: false) { session -> Int in
+                result = try body(session)
+                throw RehearsalOver()
+            }
+        } catch is RehearsalOver {}
+        guard let result else { throw StoreError.statementNotRun(reason: "The rehearsal ended without an answer.") }
+        return result
+    }
+
     /// Once the file is gone: empties the log into the opened file through the writer and
     /// makes every connection of ours close without a checkpoint (see ``FileWatch``). Done
     /// once; a reader holding the log makes it wait for the next call.
@@ -380,3 +401,6 @@ final class StoreCore: Sendable {
         }
     }
 }
+
+/// Thrown at the end of a rehearsal on an engine: the engine rolls back what it did.
+private struct RehearsalOver: Error {}

@@ -20,6 +20,10 @@ package protocol EngineSession {
     /// what triggers or cascades changed).
     func execute(_ sql: String, _ arguments: [Value]) throws -> Int
 
+    /// ``execute(_:_:)``, stopped soon after `cancellation` is set (the statement then fails
+    /// with the engine's cancel): for a statement typed on the SQL screen.
+    func execute(_ sql: String, _ arguments: [Value], cancellation: Cancellation) throws -> Int
+
     /// Runs `body`, whose statements, when one of them fails, are undone as one and leave the
     /// transaction usable: a save goes on to find every refused record. (SQLite undoes a failed
     /// statement by itself; PostgreSQL aborts the whole transaction, so it takes a savepoint.)

@@ -40,6 +40,10 @@ package struct SQLiteSession: EngineSession {
         return db.changesCount
     }
 
+    package func execute(_ sql: String, _ arguments: [Value], cancellation: Cancellation) throws -> Int {
+        try cancellation.interrupting(db) { try execute(sql, arguments) }
+    }
+
     /// SQLite undoes a failed statement and keeps the transaction.
     package func attempt<T>(_ body: () throws -> T) throws -> T {
         try body()

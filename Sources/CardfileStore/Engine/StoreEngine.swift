@@ -40,6 +40,22 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// when a statement follows one that changed nothing (a check that found the row moved).
     func write<T>(lockWait: Duration, oneStatement: Bool, _ body: (any EngineSession) throws -> T) throws -> T
 
+    /// The SQL screen: checks `sql` (one statement) and says what kind it is, nothing run.
+    /// - Throws: ``StoreError/sqlRefused(message:offset:)`` in the server's words, or
+    ///   ``StoreError/statementNotRun(reason:)`` for more than one statement, or one the screen
+    ///   does not run (a transaction's, a setting of one connection), each with the reason.
+    func compile(_ sql: String) throws -> SQLStatement
+
+    /// The columns of a read statement's result, in order: names as the engine gives them,
+    /// base types as ``ColumnDescription/declaredType`` has them, and the table and column
+    /// each is taken from unchanged (nil for an expression). The statement is not run.
+    func resultColumns(of select: String) throws -> [ResultColumn]
+
+    /// The store's word for `error` when it is the engine's refusal of a statement typed on
+    /// the SQL screen (``StoreError/sqlRefused(message:offset:)``) or its cancel
+    /// (``StoreError/queryCancelled``); nil for any other error.
+    func statementError(_ error: any Error) -> StoreError?
+
     /// Rows an import writes in one transaction when the person names no batch size.
     var importBatchRows: Int { get }
 

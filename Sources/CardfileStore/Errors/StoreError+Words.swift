@@ -77,10 +77,10 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "The file was replaced: another file now stands at \(path). Nothing more is written there and your edits are kept; :saveas PATH saves them with a copy of the database elsewhere."
         case .fileGone(let path, .deleted):
             return "The file was deleted: nothing stands at \(path) any more. Nothing more is written there and your edits are kept; :saveas PATH saves them with a copy of the database elsewhere."
-        case .sqlRefused(let message, let offset?):
-            return "SQLite refused the statement at character \(offset + 1): \(message). Nothing was changed."
-        case .sqlRefused(let message, nil):
-            return "SQLite refused the statement: \(message). Nothing was changed."
+        case .sqlRefused(let message, let offset?, let engine):
+            return "\(engine) refused the statement at character \(offset + 1): \(message). Nothing was changed."
+        case .sqlRefused(let message, nil, let engine):
+            return "\(engine) refused the statement: \(message). Nothing was changed."
         case .statementNotRun(let reason):
             return reason
         case .queryCancelled:

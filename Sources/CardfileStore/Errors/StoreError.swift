@@ -105,9 +105,9 @@ public enum StoreError: Error, Hashable, Sendable {
     /// written through its path (which now names another file, or none), and every pending
     /// change is kept.
     case fileGone(path: String, FileGone)
-    /// SQLite refused a statement typed on the SQL screen: its message, and where in the
-    /// text (in characters) when SQLite says.
-    case sqlRefused(message: String, offset: Int?)
+    /// The engine (`engine`, by name) refused a statement typed on the SQL screen: its
+    /// message, and where in the text (in characters) when the engine says.
+    case sqlRefused(message: String, offset: Int?, engine: String = "SQLite")
     /// A statement the SQL screen does not run, and why.
     case statementNotRun(reason: String)
     /// A query was cancelled before it finished; nothing was changed.

@@ -8,7 +8,10 @@ extension Container {
     /// - Throws: ``StoreError/sqlRefused(message:offset:)`` with SQLite's message and position;
     ///   ``StoreError/statementNotRun(reason:)`` for a statement the screen does not run.
     public func compile(_ sql: String) throws(StoreError) -> SQLStatement {
-        try storeErrors(path: core.path) {
+        if let engine = core.engine {
+            return try statementErrors { try engine.compile(sql) }
+        }
+        return try storeErrors(path: core.path) {
             try core.read { db in
                 do throws(StoreError) { return try SQLStatement.compile(sql, db: db) } catch { throw error }
             }
@@ -20,6 +23,11 @@ extension Container {
     public func openQuery(_ statement: SQLStatement) throws(StoreError) -> QueryResult {
         guard statement.kind == .read else { throw StoreError.statementNotRun(reason: "Only a statement that reads has a result to show.") }
         let schema = core.schema
+        if let engine = core.engine {
+            return try statementErrors {
+                QueryReader.describe(statement, columns: try engine.resultColumns(of: statement.text), key: nil, schema: schema, engine: engine.name)
+            }
+        }
         return try storeErrors(path: core.path) {
             try core.read { db in try QueryReader.describe(statement, db: db, schema: schema) }
         }
@@ -33,7 +41,7 @@ extension Container {
     /// (``StoreError/queryCancelled``), and then nothing is replaced.
     public func load(_ result: QueryResult, cancellation: Cancellation) throws(StoreError) -> Int {
         let core = self.core
-        return try Self.statementErrors(path: core.path) {
+        return try statementErrors {
             let store = try core.results()
             let generation = store.newGeneration(for: result.table.name)
             let count = try store.fill(result, generation: generation, from: core, cancellation: cancellation)
@@ -50,7 +58,17 @@ extension Container {
     /// cascades change); nil for a schema statement. Nothing is written.
     public func rehearse(_ statement: SQLStatement, cancellation: Cancellation) throws(StoreError) -> Int? {
         guard statement.kind != .read else { throw StoreError.statementNotRun(reason: "A statement that reads changes nothing.") }
-        return try Self.statementErrors(path: core.path) {
+        if core.engine != nil {
+            return try statementErrors {
+                try core.rehearse { (session: any EngineSession) -> Int? in
+                    if cancellation.isCancelled { throw StoreError.queryCancelled }
+                    let changed = try session.execute(statement.text, [], cancellation: cancellation)
+                    if case .rows = statement.kind { return changed }
+                    return nil
+                }
+            }
+        }
+        return try statementErrors {
             try core.rehearse { db in
                 if cancellation.isCancelled { throw StoreError.queryCancelled }
                 return try cancellation.interrupting(db) {
@@ -72,7 +90,21 @@ extension Container {
         // million rows must not hand the screen a million names to sift.
         let named = QueryReader.namedTables((try? SQLTokenizer.tokenize(statement.text)) ?? [], schema: core.schema)
         let bulk = Set(named.filter { !$0.isView }.map(\.name))
-        return try Self.statementErrors(path: core.path) {
+        if core.engine != nil {
+            return try statementErrors {
+                let changed = try core.transaction(origin: .batch) { session, note -> Int? in
+                    // (No hook names what the statement changed: its tables are invalidated.)
+                    note.invalidated.formUnion(named.map(\.name))
+                    if cancellation.isCancelled { throw StoreError.queryCancelled }
+                    let changed = try session.execute(statement.text, [], cancellation: cancellation)
+                    if case .rows = statement.kind { return changed }
+                    return nil
+                }
+                if case .schema = statement.kind { _ = try? core.reloadSchema() }
+                return changed
+            }
+        }
+        return try statementErrors {
             let changed = try core.write(origin: .batch, bulkTables: bulk) { db, note -> Int? in
                 note.history = HistoryNote(source: .sql)
                 // (A write that waited its turn after Esc is not begun.)
@@ -110,12 +142,19 @@ extension Container {
         return ObjectID(table: table.name, primaryKey: key)
     }
 
-    /// Store errors, with SQLite's refusal of the statement itself said as such and an
+    /// Store errors, with the engine's refusal of the statement itself said as such and an
     /// interrupt as a cancel.
-    private static func statementErrors<T>(path: String, _ body: () throws -> T) throws(StoreError) -> T {
-        try storeErrors(path: path) {
+    private func statementErrors<T>(_ body: () throws -> T) throws(StoreError) -> T {
+        let engine = core.engine
+        return try storeErrors(path: core.path) {
             do {
                 return try body()
+            } catch let error as StoreError {
+                throw error
+            } catch is Cancellation.Stopped {
+                throw StoreError.queryCancelled
+            } catch let error where engine?.statementError(error) != nil {
+                throw engine?.statementError(error) ?? StoreError.queryCancelled
             } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
                 throw StoreError.queryCancelled
             } catch let error as DatabaseError where [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_RANGE, .SQLITE_TOOBIG].contains(error.resultCode) {

@@ -13,17 +13,24 @@ enum QueryReader {
     static func describe(_ statement: SQLStatement, db: Database, schema: DatabaseSchema) throws -> QueryResult {
         let text = statement.text
         let columns = try resultColumns(db, select: text, schema: schema)
-        let names = uniqueNames(columns.map(\.name))
         let tables = schema.tables.filter { !$0.isView }
         let origins = columns.map { (name: $0.name, table: $0.table, column: $0.column) }
+        let named = namedTables((try? SQLTokenizer.tokenize(text)) ?? [], schema: schema)
+        // (A plan SQLite cannot make, or a view's rows, leave the result read-only.)
+        let key = named.allSatisfy({ !$0.isView }) ? try? ViewReader.provenKey(db, select: text, text: text, origins: origins, tables: tables) : nil
+        return describe(statement, columns: columns, key: key.map { ($0.table, $0.positions) }, schema: schema, engine: nil)
+    }
+
+    /// The result of `statement`, whose columns are `columns`; its rows are the records of
+    /// `key`'s table when given (the result columns holding its key, in key order). `engine`
+    /// names an engine whose results cannot be edited yet.
+    static func describe(_ statement: SQLStatement, columns: [ResultColumn], key: (table: String, positions: [Int])?,
+                         schema: DatabaseSchema, engine: String?) -> QueryResult {
+        let text = statement.text
+        let names = uniqueNames(columns.map(\.name))
         let tokens = (try? SQLTokenizer.tokenize(text)) ?? []
         let named = namedTables(tokens, schema: schema)
-
-        var records: QueryResult.RecordSource?
-        // (A plan SQLite cannot make, or a view's rows, leave the result read-only.)
-        if named.allSatisfy({ !$0.isView }), let key = try? ViewReader.provenKey(db, select: text, text: text, origins: origins, tables: tables) {
-            records = .init(table: key.table, keyColumns: key.positions.map { names[$0] })
-        }
+        let records = key.map { QueryResult.RecordSource(table: $0.table, keyColumns: $0.positions.map { names[$0] }) }
 
         var described: [ColumnDescription] = [ColumnDescription(name: QueryResult.ordinalColumn, declaredType: "INTEGER", isNotNull: true)]
         for (column, name) in zip(columns, names) {
@@ -35,17 +42,8 @@ enum QueryReader {
         let table = TableSchema(name: resultName(schema), columns: described, primaryKey: key, view: ViewWrites(), source: text)
         return QueryResult(
             sql: text, table: table, records: records,
-            readOnlyReason: records == nil ? readOnlyReason(tokens: tokens, named: named, columns: columns) : nil,
+            readOnlyReason: records == nil ? readOnlyReason(tokens: tokens, named: named, columns: columns, engine: engine) : nil,
             readTables: Set(named.map { $0.name.lowercased() }))
-    }
-
-    /// One column of a result as SQLite compiled it: its name, declared type, and the table
-    /// and column it is taken from unchanged (nil for an expression or another database).
-    struct ResultColumn {
-        let name: String
-        let declaredType: String?
-        let table: String?
-        let column: String?
     }
 
     static func resultColumns(_ db: Database, select: String, schema: DatabaseSchema) throws -> [ResultColumn] {
@@ -95,7 +93,7 @@ enum QueryReader {
     private static let aggregates: Set<String> = ["COUNT", "SUM", "TOTAL", "AVG", "MIN", "MAX", "GROUP_CONCAT", "STRING_AGG"]
 
     /// Why a result no plan proves to be one table's records cannot be edited.
-    static func readOnlyReason(tokens: [SQLToken], named: [TableSchema], columns: [ResultColumn]) -> String {
+    static func readOnlyReason(tokens: [SQLToken], named: [TableSchema], columns: [ResultColumn], engine: String? = nil) -> String {
         var depth = 0
         var words: [String] = []
         var aggregate: String?
@@ -130,6 +128,9 @@ enum QueryReader {
             }
         }
         if words.first == "WITH" { return "the result comes from a WITH clause, not from one table's records" }
+        if let engine, let table = tables.first {
+            return "editing a result is not available on \(engine) yet: the rows are edited in the list of \(table.name)"
+        }
         if tables.isEmpty { return "the result reads no table" }
         return "its rows cannot be traced to records of one table"
     }

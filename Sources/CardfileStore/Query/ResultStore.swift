@@ -87,6 +87,9 @@ final class ResultStore: Sendable {
                 throw StoreError.statementNotRun(reason: "The result could not be kept in Cardfile's temporary folder \(folder.path): \(error.message ?? "error \(error.resultCode.rawValue)"). Nothing was changed.")
             }
         }
+        if let engine = core.engine {
+            return try fill(result, generation: generation, from: engine, cancellation: cancellation, keeping: keeping)
+        }
         return try core.read { source in
             try cancellation.interrupting(source) {
                 let statement = try source.makeStatement(sql: "SELECT * FROM (\n\(result.sql)\n)")
@@ -95,14 +98,7 @@ final class ResultStore: Sendable {
                 return try pool.write { db in
                     // (Checked inside the write: fills of one name take turns here.)
                     guard generations.value[table.name.lowercased()] == generation else { throw StoreError.queryCancelled }
-                    let insert = try keeping {
-                        try db.execute(sql: "DROP TABLE IF EXISTS \(table.quotedName)")
-                        try db.execute(sql: "CREATE TABLE \(table.quotedName) (\(columns[0]) INTEGER PRIMARY KEY, \(columns.dropFirst().joined(separator: ", ")))")
-                        if let records = result.records {
-                            try db.execute(sql: "CREATE UNIQUE INDEX \("\(table.name) key".quotedIdentifier) ON \(table.quotedName) (\(records.keyColumns.map(\.quotedIdentifier).joined(separator: ", ")))")
-                        }
-                        return try db.makeStatement(sql: "INSERT INTO \(table.quotedName) VALUES (\(Array(repeating: "?", count: width + 1).joined(separator: ", ")))")
-                    }
+                    let insert = try keeping { try Self.replaceTable(of: result, in: db) }
                     var count = 0
                     while try cursor.next() != nil {
                         count += 1
@@ -115,6 +111,51 @@ final class ResultStore: Sendable {
                 }
             }
         }
+    }
+
+    /// ``fill(_:generation:from:cancellation:)`` from an engine: the query's rows read on the
+    /// server, each column by its type as the engine reads a table's (``SQLDialect/selectExpression(_:)``).
+    /// A boolean is kept as `true` or `false`, as the engine's lists show it.
+    private func fill(_ result: QueryResult, generation: UInt64, from engine: any StoreEngine, cancellation: Cancellation,
+                      keeping: (() throws -> Statement) throws -> Statement) throws -> Int {
+        let table = result.table
+        let resultColumns = Array(table.columns.dropFirst())
+        let names = resultColumns.indices.map { "c\($0 + 1)" }
+        return try engine.read { session in
+            let dialect = session.dialect
+            let reads = zip(names, resultColumns).map { name, column in
+                dialect.selectExpression(ColumnDescription(name: name, declaredType: column.declaredType))
+            }
+            // (Each column renamed: a result may name two alike.)
+            let sql = "SELECT \(reads.joined(separator: ", ")) FROM (\n\(result.sql)\n) AS \"__cf_query\" (\(names.map(\.quotedIdentifier).joined(separator: ", ")))"
+            return try pool.write { db in
+                guard generations.value[table.name.lowercased()] == generation else { throw StoreError.queryCancelled }
+                let insert = try keeping { try Self.replaceTable(of: result, in: db) }
+                var count = 0
+                try session.forEachRow(sql, [], cancellation: cancellation) { row in
+                    count += 1
+                    var values: [Value] = [.integer(Int64(count))]
+                    for value in row {
+                        if case .boolean(let flag) = value { values.append(.text(flag ? "true" : "false")) } else { values.append(value) }
+                    }
+                    _ = try keeping { try insert.execute(arguments: values.statementArguments); return insert }
+                    if count % 4096 == 0, cancellation.isCancelled { throw StoreError.queryCancelled }
+                }
+                return count
+            }
+        }
+    }
+
+    /// Makes `result`'s table anew in `db` (empty), and returns the statement inserting a row.
+    private static func replaceTable(of result: QueryResult, in db: Database) throws -> Statement {
+        let table = result.table
+        let columns = table.columns.map(\.name.quotedIdentifier)
+        try db.execute(sql: "DROP TABLE IF EXISTS \(table.quotedName)")
+        try db.execute(sql: "CREATE TABLE \(table.quotedName) (\(columns[0]) INTEGER PRIMARY KEY, \(columns.dropFirst().joined(separator: ", ")))")
+        if let records = result.records {
+            try db.execute(sql: "CREATE UNIQUE INDEX \("\(table.name) key".quotedIdentifier) ON \(table.quotedName) (\(records.keyColumns.map(\.quotedIdentifier).joined(separator: ", ")))")
+        }
+        return try db.makeStatement(sql: "INSERT INTO \(table.quotedName) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
     }
 
     /// Keeps `refresher` for its result (the one before it of that name stops).

@@ -18,6 +18,12 @@ public struct SQLStatement: Sendable, Equatable {
     public let text: String
     public let kind: Kind
 
+    /// A statement an engine compiled and classified (see ``StoreEngine/compile(_:)``).
+    package init(text: String, kind: Kind) {
+        self.text = text
+        self.kind = kind
+    }
+
     /// Compiles `sql` on `db` and classifies it. Throws ``StoreError/sqlRefused(message:offset:)``
     /// with SQLite's message and position, or ``StoreError/statementNotRun(reason:)`` for
     /// more than one statement or one the screen does not run (transactions, VACUUM, ATTACH,
@@ -79,19 +85,43 @@ public struct SQLStatement: Sendable, Equatable {
         return SQLStatement(text: text, kind: kind)
     }
 
+    /// `sql` up to the end of its first statement (what follows dropped: semicolons, white
+    /// space, comments), and the character at which a second statement begins, if one does;
+    /// nil when the text cannot be read as tokens (the engine then says what it makes of it).
+    package static func firstStatement(_ sql: String) -> (text: String, second: Int?)? {
+        guard let tokens = try? SQLTokenizer.tokenize(sql) else { return nil }
+        var depth = 0
+        guard let end = tokens.firstIndex(where: { token in
+            if token.isSymbol("(") { depth += 1 }
+            if token.isSymbol(")") { depth -= 1 }
+            return depth == 0 && token.isSymbol(";")
+        }) else {
+            return (String(Array(sql)[..<(tokens.last?.end ?? 0)]), nil)
+        }
+        let text = String(Array(sql)[..<tokens[end].start]).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (text, tokens[end...].first { !$0.isSymbol(";") }?.start)
+    }
+
     /// The number of characters in the first `bytes` bytes of `utf8`.
     private static func characters(_ utf8: [UInt8], upTo bytes: Int) -> Int {
         String(decoding: utf8[..<min(max(0, bytes), utf8.count)], as: UTF8.self).count
     }
 
     /// The first word of `text` in capitals, past comments; "" when there is none.
-    private static func firstWord(_ text: String) -> String {
+    package static func firstWord(_ text: String) -> String {
         guard let tokens = try? SQLTokenizer.tokenize(text), let first = tokens.first, first.kind == .word else { return "" }
         return first.value.uppercased()
     }
 
+    /// The words of `text` at any depth that write rows (INSERT, UPDATE, DELETE, MERGE), in
+    /// capitals, in order; empty when there are none or the text cannot be read as tokens.
+    package static func writeVerbs(_ text: String) -> [String] {
+        guard let tokens = try? SQLTokenizer.tokenize(text) else { return [] }
+        return tokens.filter { $0.kind == .word && ["INSERT", "UPDATE", "DELETE", "MERGE"].contains($0.value.uppercased()) }.map { $0.value.uppercased() }
+    }
+
     /// The verb of a WITH … INSERT / UPDATE / DELETE: its first such word outside parentheses.
-    private static func rowVerb(_ text: String) -> String? {
+    static func rowVerb(_ text: String) -> String? {
         guard let tokens = try? SQLTokenizer.tokenize(text) else { return nil }
         var depth = 0
         for token in tokens {

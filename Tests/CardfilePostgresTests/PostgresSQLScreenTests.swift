@@ -1,0 +1,194 @@
+import CardfileTestSupport
+import Foundation
+import Testing
+@testable import CardfilePostgres
+@testable import CardfileStore
+
+/// The SQL screen's statements on a PostgreSQL server: what kind each is and why one is not
+/// run, a result described by the server and read as a live list against `psql`'s answer,
+/// writes counted by a rehearsal that leaves nothing behind, then run through the store, and
+/// a cancel that stops the server's work.
+@Suite("SQL statements and results on PostgreSQL", .timeLimit(.minutes(5)))
+struct PostgresSQLScreenTests {
+    static let schema = """
+        CREATE TABLE kinds (id int PRIMARY KEY, label text NOT NULL);
+        CREATE TABLE items (id int PRIMARY KEY, kind int REFERENCES kinds(id), name text, price numeric(6,2), made date, fresh boolean, doc jsonb);
+        INSERT INTO kinds VALUES (1, 'tools'), (2, 'toys');
+        INSERT INTO items SELECT i, 1 + i % 2, 'item ' || i, i * 1.25, DATE '2026-01-01' + i, i % 3 = 0, jsonb_build_object('n', i)
+          FROM generate_series(1, 30) AS i;
+        """
+
+    static func kind(_ place: DatabasePlace, _ sql: String) -> Result<SQLStatement.Kind, StoreError> {
+        Result { () throws(StoreError) in try place.container.compile(sql).kind }
+    }
+
+    @Test func statementsAreClassifiedOrRefusedWithAReason() throws {
+        let place = try DatabasePlace(Self.schema)
+        #expect(Self.kind(place, "SELECT * FROM items;") == .success(.read))
+        #expect(Self.kind(place, "  -- the cheap ones\n VALUES (1, 2)") == .success(.read))
+        #expect(Self.kind(place, "TABLE kinds") == .success(.read))
+        #expect(Self.kind(place, "WITH x AS (SELECT 1) SELECT * FROM x") == .success(.read))
+        #expect(Self.kind(place, "WITH gone AS (DELETE FROM items WHERE id > 28 RETURNING id) SELECT count(*) FROM gone") == .success(.rows(verb: "DELETE")))
+        #expect(Self.kind(place, "update items set name = 'x'") == .success(.rows(verb: "UPDATE")))
+        #expect(Self.kind(place, "CREATE INDEX items_name ON items (name)") == .success(.schema(verb: "CREATE")))
+        for (sql, words) in [("SELECT 1; SELECT 2", "One statement at a time"), ("BEGIN", "each statement runs in a transaction of its own"),
+                             ("SET work_mem = '1GB'", "one of Cardfile's connections"), ("COPY items TO STDOUT", ":import and :export"),
+                             ("   ", "There is no statement"), ("VACUUM items", "cannot run inside a transaction")] {
+            guard case .failure(.statementNotRun(let reason)) = Self.kind(place, sql) else {
+                Issue.record("\(sql) was not refused: \(Self.kind(place, sql))")
+                continue
+            }
+            #expect(reason.contains(words), "\(sql): \(reason)")
+        }
+        // The server's own words for a statement it cannot plan; nothing runs.
+        guard case .failure(let error) = Self.kind(place, "SELECT nmae FROM items") else {
+            Issue.record("an unknown column was not refused")
+            return
+        }
+        #expect(error.message.hasPrefix("PostgreSQL refused the statement: column \"nmae\" does not exist"), "\(error.message)")
+        #expect(Self.kind(place, "DELETE FROM items") == .success(.rows(verb: "DELETE")))
+        #expect(try place.psql("SELECT count(*) FROM items") == "30", "compiling runs nothing")
+    }
+
+    @Test func aResultIsDescribedByTheServerAndReadAsAList() throws {
+        let place = try DatabasePlace(Self.schema)
+        let container = place.container
+        let sql = "SELECT i.id, i.name, k.label AS name, price, made, fresh, doc, price * 2 FROM items i JOIN kinds k ON k.id = i.kind WHERE i.id <= 12 ORDER BY i.id DESC"
+        let result = try container.openQuery(try container.compile(sql))
+        #expect(result.table.columns.map(\.name) == ["#", "id", "name", "name (2)", "price", "made", "fresh", "doc", "?column?"])
+        #expect(result.table.columns.map(\.declaredType) == ["INTEGER", "integer", "text", "text", "numeric", "date", "boolean", "jsonb", "numeric"])
+        #expect(result.records == nil)
+        #expect(result.readOnlyReason == "the result joins 2 tables")
+        #expect(result.readTables == ["items", "kinds"])
+        #expect(try container.load(result, cancellation: Cancellation()) == 12)
+        let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]), height: 5)
+        try live.waitForBackgroundWork()
+        #expect(live.window.count.known == 12)
+        #expect(live.window.rows.first?.values == [
+            .integer(1), .integer(12), .text("item 12"), .text("tools"), .text("15.00"), .text("2026-01-13"), .text("true"),
+            .text("{\"n\": 12}"), .text("30.00"),
+        ])
+        // A result from one table names the table whose list edits its records.
+        let single = try container.openQuery(try container.compile("SELECT id, name FROM items"))
+        #expect(single.readOnlyReason == "editing a result is not available on PostgreSQL yet: the rows are edited in the list of items")
+    }
+
+    /// Random queries of one table and of a join, with and without an order and a limit: the
+    /// list walked page by page shows `psql`'s rows in `psql`'s order.
+    @Test func randomQueriesShowTheServersRows() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let place = try DatabasePlace(Self.schema)
+        let container = place.container
+        let conditions = ["TRUE", "price > 10", "fresh", "made < '2026-01-10'", "name LIKE 'item 1%'"]
+        for round in 0..<Fuzz.scaled(10) {
+            let condition = conditions[random.next(below: conditions.count)]
+            var sql = random.next(below: 2) == 0
+                ? "SELECT id, name, price FROM items WHERE \(condition) ORDER BY \(["price DESC, id", "name, id", "id DESC"][random.next(below: 3)])"
+                : "SELECT k.label, count(*) AS n, sum(price) AS total FROM items i JOIN kinds k ON k.id = i.kind WHERE \(condition) GROUP BY k.label ORDER BY k.label"
+            if random.next(below: 3) == 0 { sql += " LIMIT \(random.next(below: 20))" }
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round): \(sql)"
+            let expected = try place.psql("SELECT string_agg(concat_ws('|', \(Self.columns(of: sql))), ',') FROM (\(sql)) AS q").split(separator: ",").map(String.init)
+            let result = try container.openQuery(try container.compile(sql))
+            #expect(try container.load(result, cancellation: Cancellation()) == expected.count, "\(context)")
+            let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]), height: 1 + random.next(below: 7))
+            try live.waitForBackgroundWork()
+            var shown: [String] = []
+            try live.jumpToStart()
+            while true {
+                for (offset, row) in live.window.rows.enumerated() where live.window.firstRow + offset == shown.count {
+                    shown.append(row.values.dropFirst().map(Self.text).joined(separator: "|"))
+                }
+                guard live.window.firstRow + live.window.rows.count < live.window.count.known else { break }
+                try live.pageDown()
+            }
+            #expect(shown == expected, "\(context)")
+        }
+    }
+
+    static func columns(of sql: String) -> String {
+        sql.contains("GROUP BY") ? "q.label, q.n, q.total" : "q.id, q.name, q.price"
+    }
+
+    static func text(_ value: Value) -> String {
+        switch value {
+        case .integer(let number): return String(number)
+        case .text(let text), .decimal(let text): return text
+        case .real(let number): return String(number)
+        default: return ""
+        }
+    }
+
+    @Test func aWriteIsCountedWithoutChangingAnythingThenRunThroughTheStore() throws {
+        let place = try DatabasePlace(Self.schema)
+        let container = place.container
+        let update = try container.compile("UPDATE items SET name = upper(name) WHERE kind = 2")
+        #expect(try container.rehearse(update, cancellation: Cancellation()) == 15)
+        #expect(try place.psql("SELECT count(*) FROM items WHERE name = upper(name)") == "0", "a rehearsal is rolled back")
+        let create = try container.compile("CREATE TABLE later (id int PRIMARY KEY)")
+        #expect(try container.rehearse(create, cancellation: Cancellation()) == nil)
+        #expect(try place.psql("SELECT count(*) FROM pg_class WHERE relname = 'later'") == "0")
+        // Run: the view context's record follows, and the new table is known at once.
+        let record = try #require(try container.viewContext.record(for: ObjectID(table: "items", primaryKey: [.integer(1)])))
+        #expect(record["name"] == .text("item 1"))
+        #expect(try container.run(update, cancellation: Cancellation()) == 15)
+        #expect(try place.psql("SELECT count(*) FROM items WHERE name = upper(name)") == "15")
+        try container.viewContext.refreshAll()
+        #expect(try container.viewContext.record(for: ObjectID(table: "items", primaryKey: [.integer(1)]))?["name"] == .text("ITEM 1"))
+        #expect(try container.run(create, cancellation: Cancellation()) == nil)
+        #expect(container.schema.table(named: "later") != nil)
+        // The server's refusal, and nothing written.
+        let refused = Result { () throws(StoreError) in try container.run(try container.compile("UPDATE items SET kind = 9 WHERE id = 1"), cancellation: Cancellation()) }
+        guard case .failure(.sqlRefused(let message, _, let engine)) = refused else {
+            Issue.record("a broken foreign key was not refused: \(refused)")
+            return
+        }
+        #expect(engine == "PostgreSQL" && message.contains("items_kind_fkey"), "\(message)")
+        #expect(try place.psql("SELECT kind FROM items WHERE id = 1") == "2")
+    }
+
+    @Test func aResultFollowsAWriteToATableItReads() throws {
+        let place = try DatabasePlace(Self.schema)
+        let container = place.container
+        let result = try container.openQuery(try container.compile("SELECT id, name FROM items WHERE id <= 3 ORDER BY id"))
+        _ = try container.load(result, cancellation: Cancellation())
+        let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: result.table.name, sort: [ColumnSort("#")]),
+                                 height: 10, minimumRefreshInterval: .zero)
+        try live.waitForBackgroundWork()
+        _ = try container.run(try container.compile("UPDATE items SET name = 'renamed' WHERE id = 2"), cancellation: Cancellation())
+        let deadline = Date().addingTimeInterval(10)
+        while live.window.rows.count > 1, live.window.rows[1].values[2] != .text("renamed"), Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            _ = try live.update(now: .now, immediately: true)
+            try live.waitForBackgroundWork()
+        }
+        #expect(live.window.rows.map { $0.values[2] } == [.text("item 1"), .text("renamed"), .text("item 3")])
+    }
+
+    /// A cancel reaches the server: the query stops there, and the connection is whole after.
+    @Test(arguments: ["read", "rehearsal"])
+    func cancelStopsTheServersWork(_ what: String) throws {
+        let place = try DatabasePlace(Self.schema)
+        let container = place.container
+        let cancellation = Cancellation()
+        let outcome = Locked<Result<Int?, StoreError>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let statement = try container.compile(what == "read" ? "SELECT pg_sleep(60), id FROM items" : "UPDATE items SET name = name WHERE pg_sleep(60) IS NOT NULL")
+        let result = what == "read" ? try container.openQuery(statement) : nil
+        DispatchQueue.global().async {
+            let answer = Result { () throws(StoreError) -> Int? in
+                if let result { return try container.load(result, cancellation: cancellation) }
+                return try container.rehearse(statement, cancellation: cancellation)
+            }
+            outcome.withLock { $0 = answer }
+            done.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(outcome.value == nil)
+        cancellation.cancel()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        #expect(outcome.value == .failure(.queryCancelled))
+        #expect(try place.psql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND state = 'active' AND datname = current_database() AND pid <> pg_backend_pid()") == "0")
+        #expect(try container.load(try container.openQuery(try container.compile("SELECT id FROM items")), cancellation: Cancellation()) == 30)
+    }
+}
