@@ -6,10 +6,11 @@ import CardfileTestSupport
 import Foundation
 import Testing
 
-/// Marks, `:set`, `:delete`, Alt-U and the column panels in the editor on a PostgreSQL table,
-/// as on SQLite: the question, the server's rows afterwards (read by `psql`), and the undo.
-@Suite("Marks and bulk edits in the editor on PostgreSQL", .timeLimit(.minutes(5)))
-struct PostgresBulkEditTests {
+/// Marks, `:set`, `:delete`, Alt-U, the column panels and the SQL screen in the editor on a
+/// PostgreSQL table, as on SQLite: the question, the server's rows afterwards (read by
+/// `psql`), and the undo.
+@Suite("Marks, bulk edits and the SQL screen in the editor on PostgreSQL", .timeLimit(.minutes(5)))
+struct PostgresPowerFeaturesTests {
     final class Place {
         let server: PostgresTestServer
         let database: String
@@ -109,5 +110,36 @@ struct PostgresBulkEditTests {
         try harness.press(KeyEvent(.escape))
         try harness.press(.char("I"))
         #expect(try harness.waitFor { $0.contains("Minimum") && $0.contains("1815-12-10") && $0.contains("1906-12-09") }, "\(harness.screen)")
+    }
+
+    // MARK: The SQL screen
+
+    @Test func aSelectOpensAsAReadOnlyListThatSaysWhy() throws {
+        let place = try Place()
+        let harness = place.harness
+        try SQLScreenTests.run(harness, "SELECT name, born, age * 2 AS twice FROM cards WHERE age > 20 ORDER BY born DESC")
+        #expect(try harness.waitFor { $0.contains("Grace") && $0.contains("Ada") }, "\(harness.screen)")
+        #expect(harness.screen.contains("1906-12-09") && harness.screen.contains("90"), "\(harness.screen)")
+        #expect(harness.messageLine.contains("2 rows · read-only: editing a result is not available on PostgreSQL yet"), "\(harness.messageLine)")
+        let lines = harness.lines
+        let grace = try #require(lines.firstIndex { $0.contains("Grace") })
+        let ada = try #require(lines.firstIndex { $0.contains("Ada") })
+        #expect(grace < ada, "the query's order: \(harness.screen)")
+    }
+
+    @Test func aWriteIsCountedAskedAboutThenRun() throws {
+        let place = try Place()
+        let harness = place.harness
+        try SQLScreenTests.run(harness, "UPDATE cards SET notes = 'seen' WHERE age < 40")
+        #expect(place.question == "Update 2 rows? (y/n)", "\(place.question ?? harness.screen)")
+        #expect(try place.psql("SELECT count(*) FROM cards WHERE notes = 'seen'") == "0", "counted, not written")
+        try harness.press(.char("y"))
+        #expect(try harness.waitFor { _ in harness.messageLine.contains("Updated 2 rows.") }, "\(harness.messageLine)")
+        #expect(try place.psql("SELECT count(*) FROM cards WHERE notes = 'seen'") == "2")
+        // The server's refusal in its words, naming the engine.
+        try SQLScreenTests.run(harness, "UPDATE cards SET name = NULL WHERE id = 1")
+        if place.question != nil { try harness.press(.char("y")) }
+        #expect(try harness.waitFor { _ in harness.messageLine.contains("PostgreSQL refused the statement: null value in column \"name\"") }, "\(harness.messageLine)")
+        #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada")
     }
 }
