@@ -23,6 +23,8 @@ struct PostgresPowerFeaturesTests {
             _ = try server.psql(database, """
                 CREATE TABLE cards (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL, age int, born date, notes text);
                 INSERT INTO cards (name, age, born) VALUES ('Ada', 36, '1815-12-10'), ('Bo', 9, NULL), ('Grace', 45, '1906-12-09');
+                CREATE TABLE visits (id int PRIMARY KEY, card int REFERENCES cards(id) ON DELETE CASCADE);
+                INSERT INTO visits VALUES (1, 1), (2, 1), (3, 3);
                 """)
             let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
             engine = try PostgresEngine(location)
@@ -141,5 +143,47 @@ struct PostgresPowerFeaturesTests {
         if place.question != nil { try harness.press(.char("y")) }
         #expect(try harness.waitFor { _ in harness.messageLine.contains("PostgreSQL refused the statement: null value in column \"name\"") }, "\(harness.messageLine)")
         #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada")
+    }
+
+    // MARK: Delete and index
+
+    @Test func theDeleteQuestionCountsWhatCascadesAndTheDeleteDoesIt() throws {
+        let place = try Place()
+        let harness = place.harness
+        try harness.press(.char("d"))
+        #expect(place.question == "Delete cards 1? Also deletes 2 visits records. This is saved at once.", "\(place.question ?? harness.screen)")
+        #expect(try place.psql("SELECT count(*) FROM visits") == "3", "counted, not deleted")
+        try harness.press(.char("y"))
+        #expect(try harness.waitFor { _ in (try? place.psql("SELECT count(*) FROM visits")) == "1" })
+        #expect(try place.psql("SELECT string_agg(name, ',' ORDER BY id) FROM cards") == "Bo,Grace")
+    }
+
+    @Test func indexMakesAnIndexOnTheFocusedColumnOnce() throws {
+        let place = try Place()
+        let harness = place.harness
+        for _ in 0..<2 { try harness.press(.char("l")) }                 // to age
+        try harness.command("index")
+        #expect(place.question?.hasPrefix("Make an index on cards(age)?") == true, "\(place.question ?? harness.screen)")
+        try harness.press(.char("y"))
+        #expect(try harness.waitFor { _ in (try? place.psql("SELECT count(*) FROM pg_indexes WHERE indexname = 'cards_age'")) == "1" })
+        _ = try harness.waitFor { _ in !harness.messageLine.contains("Making the index") }
+        try harness.command("index")
+        #expect(harness.messageLine.contains("age already has an index: cards_age."), "\(harness.messageLine)")
+    }
+
+    @Test func schemaDescribesTheTableFromTheCatalogs() throws {
+        let place = try Place()
+        let harness = place.harness
+        _ = try place.psql("ALTER TABLE cards ADD CONSTRAINT grown CHECK (age >= 0); CREATE INDEX cards_born ON cards (born DESC)")
+        try harness.command("schema")
+        #expect(try harness.waitFor { $0.contains("The table cards") }, "\(harness.screen)")
+        let lines = CardfileApp.lines(of: try place.harness.container.report(on: "cards")).lines
+        let text = lines.joined(separator: "\n")
+        #expect(text.contains("generated as (identity, always), stored"), "\(text)")
+        #expect(text.contains("grown: (age >= 0)"), "\(text)")
+        #expect(text.contains("visits.card (on delete cascade)"), "\(text)")
+        #expect(text.contains("cards_pkey (id), unique") && text.contains("cards_born (born desc)"), "\(text)")
+        #expect(text.contains("Rows     3"), "\(text)")
+        #expect(text.contains("On disk"), "\(text)")
     }
 }

@@ -31,7 +31,7 @@ extension CardfileApp {
         case nil: "Sorting and filtering by \(column) will use it."
         }
         let dialog = Dialog(title: "Make an index",
-                            message: "Make an index on \(list.table.name)(\(column))? \(gain) The file grows by about the size of the column, and saves take a little longer. (y/n)",
+                            message: "Make an index on \(list.table.name)(\(column))? \(gain) The database grows by about the size of the column, and saves take a little longer. (y/n)",
                             buttons: [DialogButton("Make it", hotkey: "y", role: .accent), DialogButton("Keep", hotkey: "n")],
                             selected: 1, cancelButton: 1)
         overlay = .question(QuestionDialog(dialog: dialog, question: .createIndex(table: list.table.name, column: column)))

@@ -254,7 +254,10 @@ public final class CardfileApp {
                 // says what happened to its own record).
                 // A result still on the line (a save, an export, an error) keeps its time: the
                 // rows on screen show the changes anyway.
-                if let change = try list.live.update(now: now), change.includesOutsideChanges, form == nil, !(notice?.isAResult ?? false) {
+                if let change = try list.live.update(now: now), change.includesOutsideChanges, form == nil, !(notice?.isAResult ?? false),
+                   !change.isEmpty || container.liveRefresh(of: list.table.name) != .polled {
+                    // (A poll looks again whenever any transaction wrote, this editor's rolled-back
+                    // rehearsals too: one that finds nothing changed on screen says nothing.)
                     show(Self.outsideChangeSentence(change), role: .accent, now: now)
                 }
             } catch {

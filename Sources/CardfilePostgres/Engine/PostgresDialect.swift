@@ -20,6 +20,19 @@ package struct PostgresDialect: SQLDialect {
     package var deferForeignKeys: (sql: String, every: Bool) { ("SET CONSTRAINTS ALL DEFERRED", false) }
     package var keepingNumberedValues: String { " OVERRIDING SYSTEM VALUE" }
     package var groupsRowWrites: Bool { true }
+    package var indexCatalog: (ledBy: String, nameTaken: String)? {
+        let ledBy = """
+            SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+              JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
+             WHERE x.indrelid = ?::regclass AND lower(a.attname) = lower(?) ORDER BY 1
+            """
+        return (ledBy, "SELECT 1 FROM pg_class WHERE relname = ? AND relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = ?::regclass)")
+    }
+    /// The transaction's own statistics, which count what foreign keys' actions and triggers
+    /// did too, as it goes.
+    package var transactionRowCounts: String? {
+        "SELECT relname::text, n_tup_del, n_tup_upd FROM pg_stat_xact_user_tables WHERE n_tup_del > 0 OR n_tup_upd > 0"
+    }
 
     /// The types with no ordering (and, but for `xml`'s text, no equality) of their own.
     static let unorderedTypes: Set<String> = ["json", "xml", "point", "line", "lseg", "box", "path", "polygon", "circle"]

@@ -115,3 +115,32 @@ extension PostgresEngine {
         return .sqlRefused(message: detail.map { "\(message) (\($0))" } ?? message, offset: nil, engine: name)
     }
 }
+
+/// `:schema` on PostgreSQL: what the catalogs say beyond the table's description.
+extension PostgresEngine {
+    package func report(on table: TableSchema) throws -> TableReport {
+        var report = TableReport(table: table)
+        let name = Value.text(table.quotedName)
+        try read { session in
+            for row in try session.rows("""
+                SELECT tgname::text, pg_get_triggerdef(oid) FROM pg_catalog.pg_trigger
+                WHERE tgrelid = ?::regclass AND NOT tgisinternal ORDER BY tgname
+                """, [name]) {
+                if case .text(let trigger) = row[0], case .text(let definition) = row[1] { report.triggers.append((trigger, definition)) }
+            }
+            for row in try session.rows("""
+                SELECT a.attname::text, CASE WHEN a.attidentity = 'a' THEN 'identity, always' WHEN a.attidentity = 'd' THEN 'identity, by default'
+                                             ELSE pg_get_expr(d.adbin, d.adrelid) END
+                FROM pg_catalog.pg_attribute a LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped AND (a.attidentity <> '' OR a.attgenerated <> '')
+                """, [name]) {
+                if case .text(let column) = row[0], case .text(let expression) = row[1] { report.generated[column] = expression }
+            }
+            report.rows = try session.integer("SELECT count(*) FROM \(table.quotedName)", []) ?? 0
+            if !table.isView {
+                report.bytes = try session.integer("SELECT pg_total_relation_size(?::regclass)", [name])
+            }
+        }
+        return report
+    }
+}

@@ -311,8 +311,10 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         var takesCopy: [String: PostgresRelation.Kind] = [:]
         try answering { () throws(PostgresProblem) in
             let withTriggers = try NotifySetup(session: session).announcedTables()
-            for relation in try catalog.relations() {
-                let table = try catalog.describe(relation).tableSchema
+            let relations = try catalog.relations()
+            let constraints = try catalog.constraints(of: relations)
+            for relation in relations {
+                let table = try catalog.describe(relation).tableSchema(constraints[relation.oid] ?? PostgresConstraints())
                 tables.append(table)
                 if relation.kind == .table || relation.kind == .partitionedTable { takesCopy[table.name] = relation.kind }
                 named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name

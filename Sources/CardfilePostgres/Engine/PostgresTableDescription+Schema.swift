@@ -6,7 +6,10 @@ extension PostgresTableDescription {
     ///
     /// A table without a primary key is keyed by `ctid` (read-only: the address moves on
     /// every update; ``readOnlyReason`` says so).
-    package var tableSchema: TableSchema {
+    package var tableSchema: TableSchema { tableSchema(PostgresConstraints()) }
+
+    /// ``tableSchema`` with its constraints and indexes (``PostgresCatalog/constraints(of:)``).
+    package func tableSchema(_ constraints: PostgresConstraints) -> TableSchema {
         var columns: [ColumnDescription] = []
         for column in self.columns {
             var described = ColumnDescription(
@@ -19,6 +22,8 @@ extension PostgresTableDescription {
         }
         return TableSchema(
             name: relation.displayName, columns: columns, primaryKey: key,
+            uniqueIndexes: constraints.uniqueIndexes, indexes: constraints.indexes,
+            foreignKeys: constraints.foreignKeys, checks: constraints.checks,
             dialect: PostgresDialect(), quotedName: relation.quotedName, readOnlyReason: readOnlyReason)
     }
 

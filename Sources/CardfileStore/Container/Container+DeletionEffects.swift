@@ -41,6 +41,9 @@ extension Container {
         let entities = try Set(ids.map(\.table)).sorted().map { (table) throws(StoreError) in try core.entity(table) }
         guard !entities.isEmpty else { return DeletionEffects() }
         let schema = core.schema
+        if let counts = entities[0].table.dialect.transactionRowCounts {
+            return try rehearseDeletion(of: ids, entities: entities, counting: counts, busyTimeout: busyTimeout)
+        }
         let reach = Self.tablesReached(from: entities.map(\.table.name), in: schema)
         // Nothing refers to these tables and no trigger can act: only the rows themselves
         // go, and there is no need for the write lock.
@@ -60,6 +63,48 @@ extension Container {
                                               db: db, schema: core.schema)
                 }
                 throw StoreError.validationFailed(failures)
+            }
+        }
+    }
+
+    /// On an engine that counts the rows each transaction wrote per table (`counts`, see
+    /// ``SQLDialect/transactionRowCounts``): the records are deleted in a transaction rolled
+    /// back, and the counts after are compared with those before. A row a `SET NULL` changed is
+    /// counted without its columns (the schema does not name the engine's foreign keys).
+    private func rehearseDeletion(of ids: [ObjectID], entities: [Entity], counting counts: String, busyTimeout: Duration?) throws(StoreError) -> DeletionEffects {
+        try storeErrors(path: core.path) {
+            try core.rehearse(busyTimeout: busyTimeout) { (session: any EngineSession) -> DeletionEffects in
+                func read() throws -> [String: (deleted: Int, updated: Int)] {
+                    var found: [String: (deleted: Int, updated: Int)] = [:]
+                    for row in try session.rows(counts, []) {
+                        guard case .text(let name) = row[0] else { continue }
+                        found[name] = (row[1].wholeNumber ?? 0, row[2].wholeNumber ?? 0)
+                    }
+                    return found
+                }
+                let before = try read()
+                var named: [String: Int] = [:]
+                for id in ids {
+                    guard let key = id.primaryKeyValues, let entity = entities.first(where: { $0.name == id.table }) else { continue }
+                    do {
+                        let gone = try session.execute(SaveStatements.delete(entity), key)
+                        named[entity.table.view?.rowsOf ?? entity.table.name, default: 0] += gone
+                    } catch {
+                        // The delete itself would be refused (a foreign key without an action).
+                        guard let failures = session.constraintFailures(for: error, id: id, entity: entity, operation: .delete(key: key), schema: core.schema) else { throw error }
+                        throw StoreError.validationFailed(failures)
+                    }
+                }
+                var effects = DeletionEffects()
+                for (name, after) in try read().sorted(by: { $0.key < $1.key }) {
+                    let table = core.schema.table(named: name)?.name ?? name
+                    let earlier = before[name] ?? (0, 0)
+                    let deleted = after.deleted - earlier.deleted - named[table, default: 0]
+                    if deleted > 0 { effects.deleted.append(.init(table: table, count: deleted)) }
+                    let updated = after.updated - earlier.updated
+                    if updated > 0 { effects.changed.append(.init(table: table, count: updated, columns: [], action: nil)) }
+                }
+                return effects
             }
         }
     }

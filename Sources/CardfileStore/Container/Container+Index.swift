@@ -1,7 +1,7 @@
 import GRDB
 
 /// `:index`: an index on one column, made when a list of a large table is sorted or filtered
-/// by a column SQLite would otherwise sort or scan for (see ``IndexAdvice``).
+/// by a column the engine would otherwise sort or scan for (see ``IndexAdvice``).
 extension Container {
     /// The index `:index` would make on `column` of `table`: its name, or the name of an index
     /// the column already leads (then none is made). Read from the file, not the schema read at open.
@@ -9,6 +9,16 @@ extension Container {
         let schema = try core.entity(table).table
         guard !schema.isView, schema.source == nil else { throw StoreError.statementNotRun(reason: "\(schema.name) is not a table: only a table's columns are indexed.") }
         guard let found = schema.column(named: column) else { throw StoreError.noSuchField(table: schema.name, field: column) }
+        if let catalog = schema.dialect.indexCatalog {
+            return try storeErrors(path: core.path) {
+                try core.session(for: try core.entity(table)) { session in
+                    try session.rows(catalog.ledBy, [.text(schema.quotedName), .text(found.name)]).first?.first.flatMap { value in
+                        if case .text(let name) = value { return name }
+                        return nil
+                    }
+                }
+            }
+        }
         return try storeErrors(path: core.path) {
             try core.read { db in
                 for index in try Row.fetchAll(db, sql: "SELECT name FROM pragma_index_list(?)", arguments: [schema.name]) {
@@ -31,6 +41,22 @@ extension Container {
         }
         let schema = try core.entity(table).table
         let found = schema.column(named: column)?.name ?? column
+        if let catalog = schema.dialect.indexCatalog {
+            // (Not CONCURRENTLY, which no transaction may hold: the table's writers wait while
+            // the index is built.)
+            return try storeErrors(path: core.path) {
+                try core.transaction(origin: .batch) { session, _ in
+                    var name = "\(schema.name)_\(found)"
+                    var number = 2
+                    while try !session.rows(catalog.nameTaken, [.text(name), .text(schema.quotedName)]).isEmpty {
+                        name = "\(schema.name)_\(found)_\(number)"
+                        number += 1
+                    }
+                    _ = try session.execute("CREATE INDEX \(name.quotedIdentifier) ON \(schema.quotedName) (\(found.quotedIdentifier))", [])
+                    return name
+                }
+            }
+        }
         return try storeErrors(path: core.path) {
             try core.write(origin: .batch) { db, _ in
                 var name = "\(schema.name)_\(found)"

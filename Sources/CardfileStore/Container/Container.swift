@@ -148,7 +148,8 @@ public final class Container: Sendable {
     }
 
     /// A container on `engine` (PostgreSQL): its tables as the engine describes them, a view
-    /// context that merges every commit, and no history or file to watch.
+    /// context that merges every commit, and no history (``historyProblem`` says so) or file
+    /// to watch.
     package init(engine: any StoreEngine, options: StoreOptions = StoreOptions()) throws(StoreError) {
         let schema: DatabaseSchema
         do {
@@ -159,7 +160,7 @@ public final class Container: Sendable {
         } catch {
             throw StoreError.cannotOpen(path: engine.location, detail: String(describing: error))
         }
-        historyProblem = nil
+        historyProblem = "\(engine.name) tables have none in Cardfile yet; Alt-U undoes this session's :set and :delete"
         viewContext = ObjectContext(
             core: core, parent: nil, identity: core.makeIdentity(name: "view context", role: .view),
             mergePolicy: options.viewContextMergePolicy, automaticallyMergesChanges: true)

@@ -40,12 +40,12 @@ package protocol EngineSession {
 
 extension EngineSession {
     /// The first row of `sql`, or nil.
-    func firstRow(_ sql: String, _ arguments: [Value]) throws -> [Value]? {
+    package func firstRow(_ sql: String, _ arguments: [Value]) throws -> [Value]? {
         try rows(sql, arguments).first
     }
 
     /// The first value of the first row, read as an integer (a count), or nil.
-    func integer(_ sql: String, _ arguments: [Value]) throws -> Int? {
+    package func integer(_ sql: String, _ arguments: [Value]) throws -> Int? {
         try firstRow(sql, arguments)?.first?.wholeNumber
     }
 }

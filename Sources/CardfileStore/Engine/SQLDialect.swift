@@ -72,6 +72,15 @@ package protocol SQLDialect: Sendable {
     /// a server: PostgreSQL); false where one at a time costs no more (SQLite, in-process,
     /// whose hook then names each row a trigger or a cascade changes).
     var groupsRowWrites: Bool { get }
+    /// A query giving, for each table the current transaction wrote, its name and how many
+    /// rows it deleted and updated so far (cascades and triggers included); nil where the
+    /// engine keeps no such count (SQLite, where temporary triggers count instead).
+    var transactionRowCounts: String? { get }
+    /// Queries for `:index` on an engine that keeps its catalog in tables (nil on SQLite, read
+    /// by its pragmas): `ledBy` gives the names of the indexes whose first column is the one
+    /// bound second, of the table bound first (as its quoted name); `nameTaken` gives a row
+    /// when the name bound first is taken beside the table bound second.
+    var indexCatalog: (ledBy: String, nameTaken: String)? { get }
     /// The term that groups, orders and counts `column`'s values (quoted as `name`): the
     /// column itself, or its text where its type has no equality or order (PostgreSQL's `json`).
     func comparable(_ name: String, column: ColumnDescription) -> String

@@ -13,6 +13,8 @@ package struct SQLiteDialect: SQLDialect {
     package var deferForeignKeys: (sql: String, every: Bool) { ("PRAGMA defer_foreign_keys = ON", true) }
     package var keepingNumberedValues: String { "" }
     package var groupsRowWrites: Bool { false }
+    package var transactionRowCounts: String? { nil }
+    package var indexCatalog: (ledBy: String, nameTaken: String)? { nil }
     package func comparable(_ name: String, column: ColumnDescription) -> String { name }
     package func extremeAggregates(_ name: String, column: ColumnDescription) -> (least: String, greatest: String)? { ("min(\(name))", "max(\(name))") }
     /// Any column may hold text.

@@ -56,6 +56,11 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// (``StoreError/queryCancelled``); nil for any other error.
     func statementError(_ error: any Error) -> StoreError?
 
+    /// What `:schema` shows of `table` beyond its description: its triggers, the expressions
+    /// of its generated columns, its rows (counted) and its size. Other tables' foreign keys
+    /// that point at it are the caller's to add.
+    func report(on table: TableSchema) throws -> TableReport
+
     /// Rows an import writes in one transaction when the person names no batch size.
     var importBatchRows: Int { get }
 

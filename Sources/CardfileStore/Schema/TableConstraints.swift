@@ -4,6 +4,12 @@ public struct UniqueIndex: Hashable, Sendable {
     public var columns: [String]
     /// True for an index with a WHERE clause, which constrains only some rows.
     public var isPartial: Bool
+
+    package init(name: String, columns: [String], isPartial: Bool) {
+        self.name = name
+        self.columns = columns
+        self.isPartial = isPartial
+    }
 }
 
 /// An index usable for ordering: its key columns in order, with direction and collation.
@@ -13,11 +19,24 @@ public struct IndexDescription: Hashable, Sendable {
         public var name: String?
         public var isDescending: Bool
         public var collation: Collation
+
+        package init(name: String?, isDescending: Bool, collation: Collation) {
+            self.name = name
+            self.isDescending = isDescending
+            self.collation = collation
+        }
     }
     public var name: String
     public var columns: [Column]
     public var isUnique: Bool
     public var isPartial: Bool
+
+    package init(name: String, columns: [Column], isUnique: Bool, isPartial: Bool) {
+        self.name = name
+        self.columns = columns
+        self.isUnique = isUnique
+        self.isPartial = isPartial
+    }
 }
 
 /// A FOREIGN KEY constraint.
@@ -35,6 +54,14 @@ public struct ForeignKeyDescription: Hashable, Sendable {
     public var parentColumns: [String?]
     public var onDelete: Action
     public var onUpdate: Action
+
+    package init(parentTable: String, columns: [String], parentColumns: [String?], onDelete: Action, onUpdate: Action) {
+        self.parentTable = parentTable
+        self.columns = columns
+        self.parentColumns = parentColumns
+        self.onDelete = onDelete
+        self.onUpdate = onUpdate
+    }
 }
 
 /// A CHECK constraint, with the columns its expression mentions.
@@ -45,4 +72,10 @@ public struct CheckConstraint: Hashable, Sendable {
     public var expression: String
     /// The columns the expression reads, in schema spelling.
     public var columns: [String]
+
+    package init(name: String?, expression: String, columns: [String]) {
+        self.name = name
+        self.expression = expression
+        self.columns = columns
+    }
 }

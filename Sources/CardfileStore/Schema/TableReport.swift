@@ -20,18 +20,31 @@ public struct TableReport: Sendable {
     /// The pages of the table and its indexes, in bytes; nil when SQLite cannot say (no
     /// `dbstat`, or a view).
     public var bytes: Int?
+
+    package init(table: TableSchema) {
+        self.table = table
+    }
 }
 
 extension Container {
     /// What `:schema` shows of `table`. Counts its rows (a scan of a large table: off the loop).
     public func report(on table: String) throws(StoreError) -> TableReport {
         var schema = try core.entity(table).table
-        // (The file's schema as it is now: an index made since opening, by :index or SQL, shows.)
-        if let fresh = try? core.read({ db in try SchemaReader.read(db) }).table(named: schema.name) { schema = fresh }
+        // (The database's schema as it is now: an index made since opening, by :index or SQL, shows.)
+        let current = try? core.engine.map { try $0.readSchema() } ?? core.read({ db in try SchemaReader.read(db) })
+        if let fresh = current?.table(named: schema.name) { schema = fresh }
         var report = TableReport(table: schema)
-        for other in core.schema.tables {
+        for other in (current ?? core.schema).tables {
             for key in other.foreignKeys where key.parentTable.lowercased() == schema.name.lowercased() {
                 report.referencedBy.append(TableReport.Reference(table: other.name, key: key))
+            }
+        }
+        if let engine = core.engine {
+            let referencedBy = report.referencedBy
+            return try storeErrors(path: core.path) {
+                var report = try engine.report(on: schema)
+                report.referencedBy = referencedBy
+                return report
             }
         }
         return try storeErrors(path: core.path) {
