@@ -20,6 +20,7 @@ package struct PostgresDialect: SQLDialect {
     package var deferForeignKeys: (sql: String, every: Bool) { ("SET CONSTRAINTS ALL DEFERRED", false) }
     package var keepingNumberedValues: String { " OVERRIDING SYSTEM VALUE" }
     package var groupsRowWrites: Bool { true }
+    package var ordersAsSwiftDoes: Bool { false }
     package var indexCatalog: (ledBy: String, nameTaken: String)? {
         let ledBy = """
             SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid

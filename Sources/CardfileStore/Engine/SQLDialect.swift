@@ -72,6 +72,11 @@ package protocol SQLDialect: Sendable {
     /// a server: PostgreSQL); false where one at a time costs no more (SQLite, in-process,
     /// whose hook then names each row a trigger or a cascade changes).
     var groupsRowWrites: Bool { get }
+    /// True when ``Value/compare(_:_:collation:)`` orders values as the engine's `ORDER BY`
+    /// does (SQLite, whose collations it reproduces); false where the engine orders by rules of
+    /// its own (PostgreSQL's locale collations, enums by their declared order, arrays by
+    /// element), and only the engine can say which of two keys comes first.
+    var ordersAsSwiftDoes: Bool { get }
     /// A query giving, for each table the current transaction wrote, its name and how many
     /// rows it deleted and updated so far (cascades and triggers included); nil where the
     /// engine keeps no such count (SQLite, where temporary triggers count instead).

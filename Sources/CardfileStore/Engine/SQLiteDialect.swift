@@ -14,6 +14,7 @@ package struct SQLiteDialect: SQLDialect {
     package var keepingNumberedValues: String { "" }
     package var groupsRowWrites: Bool { false }
     package var transactionRowCounts: String? { nil }
+    package var ordersAsSwiftDoes: Bool { true }
     package var indexCatalog: (ledBy: String, nameTaken: String)? { nil }
     package func comparable(_ name: String, column: ColumnDescription) -> String { name }
     package func extremeAggregates(_ name: String, column: ColumnDescription) -> (least: String, greatest: String)? { ("min(\(name))", "max(\(name))") }

@@ -111,7 +111,18 @@ extension LiveQuery {
     /// checkpoint and a count of at most about one stride of rows; without checkpoints yet, a
     /// count from the start.
     func position(of key: [Value], db: any EngineSession) throws -> Int {
-        let checkpoint = positions?.checkpoint(atOrBefore: key, in: query)
+        let checkpoint: (position: Int, key: [Value])?
+        if query.table.dialect.ordersAsSwiftDoes {
+            checkpoint = positions?.checkpoint(atOrBefore: key, in: query)
+        } else {
+            // The engine's order is its own (a locale's collation, an enum's, an array's): the
+            // engine says which checkpoints come before the key (a row from one and before
+            // the key exists exactly when the checkpoint does).
+            checkpoint = try positions?.checkpoint { candidate in
+                let probe = query.countBetween(from: candidate, before: key, limit: 1)
+                return try db.integer(probe.sql, probe.arguments) ?? 0 > 0
+            }
+        }
         let between = query.countBetween(from: checkpoint?.key, before: key, limit: Int(Int32.max))
         let counted = try db.integer(between.sql, between.arguments) ?? 0
         return (checkpoint?.position ?? 0) + counted

@@ -57,11 +57,18 @@ struct PositionIndex: Sendable {
 
     /// The last checkpoint whose key is at or before `key` in `query`'s order.
     func checkpoint(atOrBefore key: [Value], in query: OrderedQuery) -> (position: Int, key: [Value])? {
+        checkpoint { query.compare($0, key) <= 0 }
+    }
+
+    /// The last checkpoint for which `isAtOrBefore` holds (false for every checkpoint after
+    /// the first for which it fails): a binary search, asking `isAtOrBefore` about a dozen
+    /// checkpoints at most.
+    func checkpoint<E: Error>(where isAtOrBefore: ([Value]) throws(E) -> Bool) throws(E) -> (position: Int, key: [Value])? {
         var low = 0
         var high = keys.count
         while low < high {
             let middle = (low + high) / 2
-            if query.compare(keys[middle], key) <= 0 { low = middle + 1 } else { high = middle }
+            if try isAtOrBefore(keys[middle]) { low = middle + 1 } else { high = middle }
         }
         guard low > 0 else { return nil }
         return ((low - 1) * stride, keys[low - 1])

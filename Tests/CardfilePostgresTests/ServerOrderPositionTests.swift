@@ -1,0 +1,33 @@
+import CardfileTestSupport
+import Testing
+@testable import CardfilePostgres
+@testable import CardfileStore
+
+/// A row's position in a list sorted by a column the server orders by rules of its own (an
+/// enum's declared order, which Swift's comparison of the labels would not follow): the
+/// position a jump to it shows is the server's row number, once the positions are built.
+@Suite("Positions in the server's own order", .timeLimit(.minutes(5)))
+struct ServerOrderPositionTests {
+    @Test func aJumpToARowShowsItsPositionInTheServersOrder() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let place = try DatabasePlace("""
+            CREATE TYPE mood AS ENUM ('zeta', 'alpha', 'mid');
+            CREATE TABLE t (id int PRIMARY KEY, mood mood NOT NULL, label text);
+            CREATE INDEX t_mood ON t (mood, id);
+            INSERT INTO t SELECT i, (ARRAY['zeta', 'alpha', 'mid'])[1 + i % 3]::mood, 'r' || i FROM generate_series(1, 3000) AS i;
+            ANALYZE t;
+            """)
+        let live = try LiveQuery(context: place.container.viewContext, spec: LiveQuerySpec(table: "t", sort: [ColumnSort("mood")]), height: 10)
+        try live.waitForBackgroundWork()
+        for round in 0..<Fuzz.scaled(12) {
+            let id = Int64(1 + random.next(below: 3000))
+            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round), id \(id)"
+            try live.select(ObjectID(table: "t", primaryKey: [.integer(id)]))
+            try live.waitForBackgroundWork()
+            let line = try #require(live.window.selectedLine, "\(context)")
+            let expected = try place.psql("SELECT count(*) FROM t WHERE (mood, id) < (SELECT mood, id FROM t WHERE id = \(id))")
+            #expect(String(live.window.firstRow + line) == expected, "\(context)")
+        }
+    }
+}
