@@ -122,7 +122,7 @@ struct PostgresPowerFeaturesTests {
         try SQLScreenTests.run(harness, "SELECT name, born, age * 2 AS twice FROM cards WHERE age > 20 ORDER BY born DESC")
         #expect(try harness.waitFor { $0.contains("Grace") && $0.contains("Ada") }, "\(harness.screen)")
         #expect(harness.screen.contains("1906-12-09") && harness.screen.contains("90"), "\(harness.screen)")
-        #expect(harness.messageLine.contains("2 rows · read-only: editing a result is not available on PostgreSQL yet"), "\(harness.messageLine)")
+        #expect(harness.messageLine.contains("2 rows · read-only: the result leaves out the key of cards (id)"), "\(harness.messageLine)")
         let lines = harness.lines
         let grace = try #require(lines.firstIndex { $0.contains("Grace") })
         let ada = try #require(lines.firstIndex { $0.contains("Ada") })
@@ -185,5 +185,21 @@ struct PostgresPowerFeaturesTests {
         #expect(text.contains("cards_pkey (id), unique") && text.contains("cards_born (born desc)"), "\(text)")
         #expect(text.contains("Rows     3"), "\(text)")
         #expect(text.contains("On disk"), "\(text)")
+    }
+
+    @Test func aResultOfOneTableWithItsKeyIsEditedThroughTheTablesForm() throws {
+        let place = try Place()
+        let harness = place.harness
+        try SQLScreenTests.run(harness, "SELECT name, id FROM cards WHERE age > 30 ORDER BY name DESC")
+        #expect(try harness.waitFor { $0.contains("Grace") && $0.contains("Ada") }, "\(harness.screen)")
+        #expect(harness.messageLine.contains("2 rows · editable: Enter opens a record of cards"), "\(harness.messageLine)")
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.screen.contains("cards › 3"), "\(harness.screen)")
+        try harness.press(.control("e"))
+        try harness.type(" Hopper")
+        try harness.press(.control("s"))
+        #expect(try harness.waitFor { _ in (try? place.psql("SELECT name FROM cards WHERE id = 3")) == "Grace Hopper" })
+        try harness.press(KeyEvent(.escape))
+        #expect(try harness.waitFor { $0.contains("Grace Hopper") }, "the result follows: \(harness.screen)")
     }
 }

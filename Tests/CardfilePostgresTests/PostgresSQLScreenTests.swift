@@ -68,9 +68,22 @@ struct PostgresSQLScreenTests {
             .integer(1), .integer(12), .text("item 12"), .text("tools"), .text("15.00"), .text("2026-01-13"), .text("true"),
             .text("{\"n\": 12}"), .text("30.00"),
         ])
-        // A result from one table names the table whose list edits its records.
-        let single = try container.openQuery(try container.compile("SELECT id, name FROM items"))
-        #expect(single.readOnlyReason == "editing a result is not available on PostgreSQL yet: the rows are edited in the list of items")
+        // One table's rows, once each, with its key: editable, by the server's plan.
+        for sql in ["SELECT name, id FROM items WHERE price > 3 ORDER BY name LIMIT 5", "SELECT i.id AS \"Key\", upper(name) FROM items i FOR UPDATE",
+                    "SELECT id, (SELECT label FROM kinds k WHERE k.id = items.kind) FROM items"] {
+            let single = try container.openQuery(try container.compile(sql))
+            #expect(single.records?.table == "items" && single.readOnlyReason == nil, "\(sql): \(String(describing: single.readOnlyReason))")
+        }
+        #expect(try container.openQuery(try container.compile("SELECT name, id FROM items")).records?.keyColumns == ["id"])
+        // Rows made, merged or without the key: read-only, and why.
+        for (sql, reason) in [("SELECT id, unnest(ARRAY[1, 2]) FROM items", "its rows cannot be traced to records of one table"),
+                              ("SELECT DISTINCT id FROM items", "the result leaves out repeated rows (DISTINCT)"),
+                              ("SELECT id + 0 AS id, name FROM items", "the result leaves out the key of items (id)"),
+                              ("SELECT kind, count(*) FROM items GROUP BY kind", "the result groups rows (GROUP BY)"),
+                              ("SELECT id FROM items UNION ALL SELECT id FROM kinds", "the result combines several SELECTs (UNION)")] {
+            let result = try container.openQuery(try container.compile(sql))
+            #expect(result.records == nil && result.readOnlyReason == reason, "\(sql): \(String(describing: result.readOnlyReason))")
+        }
     }
 
     /// Random queries of one table and of a join, with and without an order and a limit: the

@@ -81,10 +81,12 @@ extension PostgresEngine {
         return String(rest.prefix { $0.isLetter }).uppercased()
     }
 
-    /// Read from a row of the result that is never run: the statement is the inside of a
-    /// lateral join asked for no rows, so the join gives one row of NULLs, typed and named as
-    /// the result's. Each type is named as the catalog names a column's (`format_type`).
-    package func resultColumns(of select: String) throws -> [ResultColumn] {
+    /// The columns are read from a row of the result that is never run: the statement is the
+    /// inside of a lateral join asked for no rows, so the join gives one row of NULLs, typed
+    /// and named as the result's. Each type is named as the catalog names a column's
+    /// (`format_type`). Where each column comes from, and whether the rows are one table's,
+    /// is read from the plan (`EXPLAIN (VERBOSE, FORMAT JSON)`; see ``ResultPlan``).
+    package func describeResult(of select: String) throws -> (columns: [ResultColumn], rowsOf: String?) {
         let probe = """
             SELECT "__cf_probe".* FROM (SELECT 1) AS "__cf_one"
             LEFT JOIN LATERAL (SELECT * FROM (
@@ -93,7 +95,7 @@ extension PostgresEngine {
             """
         let session = try takeReader()
         defer { giveBack(session) }
-        guard let row = try session.rows(PostgresQuery(unsafeSQL: probe)).first else { return [] }
+        guard let row = try session.rows(PostgresQuery(unsafeSQL: probe)).first else { return ([], nil) }
         let cells = Array(row)
         let types = Set(cells.map { Int64($0.dataType.rawValue) }).sorted()
         var names: [Int64: String] = [:]
@@ -104,9 +106,16 @@ extension PostgresEngine {
                 names[oid] = name
             }
         }
-        return cells.map { cell in
-            ResultColumn(name: cell.columnName, declaredType: names[Int64(cell.dataType.rawValue)], table: nil, column: nil)
+        // (The plan comes as `json`, whose bytes are its text.)
+        let planText = try session.rows(PostgresQuery(unsafeSQL: "EXPLAIN (VERBOSE, FORMAT JSON) " + select)).first?.first?.bytes.map { String(buffer: $0) }
+        let plan = planText.flatMap(ResultPlan.init(json:))
+        let table = plan?.quotedTable
+        let columns = cells.enumerated().map { index, cell in
+            let origin = table.flatMap { _ in plan?.column(at: index) }
+            return ResultColumn(name: cell.columnName, declaredType: names[Int64(cell.dataType.rawValue)],
+                                table: origin == nil ? nil : table, column: origin)
         }
+        return (columns, plan?.isOneRowEach == true ? table : nil)
     }
 
     package func statementError(_ error: any Error) -> StoreError? {

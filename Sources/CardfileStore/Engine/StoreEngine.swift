@@ -46,10 +46,13 @@ package protocol StoreEngine: AnyObject, Sendable {
     ///   does not run (a transaction's, a setting of one connection), each with the reason.
     func compile(_ sql: String) throws -> SQLStatement
 
-    /// The columns of a read statement's result, in order: names as the engine gives them,
-    /// base types as ``ColumnDescription/declaredType`` has them, and the table and column
-    /// each is taken from unchanged (nil for an expression). The statement is not run.
-    func resultColumns(of select: String) throws -> [ResultColumn]
+    /// A read statement's result, not run: its columns in order (names as the engine gives
+    /// them, base types as ``ColumnDescription/declaredType`` has them, and the table and
+    /// column each is taken from unchanged, nil for an expression), and the table whose rows
+    /// its rows are, one each, when the engine's plan shows it (nil for a join, a grouping,
+    /// a set-returning function: anything that makes or merges rows). Tables are named by
+    /// their ``TableSchema/quotedName``.
+    func describeResult(of select: String) throws -> (columns: [ResultColumn], rowsOf: String?)
 
     /// The store's word for `error` when it is the engine's refusal of a statement typed on
     /// the SQL screen (``StoreError/sqlRefused(message:offset:)``) or its cancel

@@ -25,7 +25,17 @@ extension Container {
         let schema = core.schema
         if let engine = core.engine {
             return try statementErrors {
-                QueryReader.describe(statement, columns: try engine.resultColumns(of: statement.text), key: nil, schema: schema, engine: engine.name)
+                var described = try engine.describeResult(of: statement.text)
+                // (The engine names tables as it quotes them; the schema, as the lists do.)
+                let names = Dictionary(schema.tables.map { ($0.quotedName, $0.name) }, uniquingKeysWith: { first, _ in first })
+                described.rowsOf = described.rowsOf.flatMap { names[$0] }
+                described.columns = described.columns.map { column in
+                    ResultColumn(name: column.name, declaredType: column.declaredType, table: column.table.flatMap { names[$0] }, column: column.column)
+                }
+                let named = QueryReader.namedTables((try? SQLTokenizer.tokenize(statement.text)) ?? [], schema: schema)
+                // (A view's rows are edited in its own list, as on SQLite.)
+                let key = named.contains(where: \.isView) ? nil : described.rowsOf.flatMap { QueryReader.key(of: $0, in: described.columns, schema: schema) }
+                return QueryReader.describe(statement, columns: described.columns, key: key, schema: schema)
             }
         }
         return try storeErrors(path: core.path) {

@@ -18,14 +18,13 @@ enum QueryReader {
         let named = namedTables((try? SQLTokenizer.tokenize(text)) ?? [], schema: schema)
         // (A plan SQLite cannot make, or a view's rows, leave the result read-only.)
         let key = named.allSatisfy({ !$0.isView }) ? try? ViewReader.provenKey(db, select: text, text: text, origins: origins, tables: tables) : nil
-        return describe(statement, columns: columns, key: key.map { ($0.table, $0.positions) }, schema: schema, engine: nil)
+        return describe(statement, columns: columns, key: key.map { ($0.table, $0.positions) }, schema: schema)
     }
 
     /// The result of `statement`, whose columns are `columns`; its rows are the records of
-    /// `key`'s table when given (the result columns holding its key, in key order). `engine`
-    /// names an engine whose results cannot be edited yet.
+    /// `key`'s table when given (the result columns holding its key, in key order).
     static func describe(_ statement: SQLStatement, columns: [ResultColumn], key: (table: String, positions: [Int])?,
-                         schema: DatabaseSchema, engine: String?) -> QueryResult {
+                         schema: DatabaseSchema) -> QueryResult {
         let text = statement.text
         let names = uniqueNames(columns.map(\.name))
         let tokens = (try? SQLTokenizer.tokenize(text)) ?? []
@@ -42,7 +41,7 @@ enum QueryReader {
         let table = TableSchema(name: resultName(schema), columns: described, primaryKey: key, view: ViewWrites(), source: text)
         return QueryResult(
             sql: text, table: table, records: records,
-            readOnlyReason: records == nil ? readOnlyReason(tokens: tokens, named: named, columns: columns, engine: engine) : nil,
+            readOnlyReason: records == nil ? readOnlyReason(tokens: tokens, named: named, columns: columns) : nil,
             readTables: Set(named.map { $0.name.lowercased() }))
     }
 
@@ -59,6 +58,20 @@ enum QueryReader {
                                 table: sqlite3_column_table_name(handle, index).map { String(cString: $0) },
                                 column: sqlite3_column_origin_name(handle, index).map { String(cString: $0) })
         }
+    }
+
+    /// The positions of `table`'s key columns among `columns` (each the first result column
+    /// taken from it unchanged), in key order; nil when one is missing.
+    static func key(of table: String, in columns: [ResultColumn], schema: DatabaseSchema) -> (table: String, positions: [Int])? {
+        guard let described = schema.table(named: table), described.isIdentifiable, !described.isView else { return nil }
+        var positions: [Int] = []
+        for name in described.primaryKey.columnNames {
+            guard let position = columns.firstIndex(where: {
+                $0.table?.lowercased() == described.name.lowercased() && $0.column?.lowercased() == name.lowercased()
+            }) else { return nil }
+            positions.append(position)
+        }
+        return positions.isEmpty ? nil : (described.name, positions)
     }
 
     /// Column names made distinct (case-insensitively, as SQLite compares them): a repeated
@@ -93,7 +106,7 @@ enum QueryReader {
     private static let aggregates: Set<String> = ["COUNT", "SUM", "TOTAL", "AVG", "MIN", "MAX", "GROUP_CONCAT", "STRING_AGG"]
 
     /// Why a result no plan proves to be one table's records cannot be edited.
-    static func readOnlyReason(tokens: [SQLToken], named: [TableSchema], columns: [ResultColumn], engine: String? = nil) -> String {
+    static func readOnlyReason(tokens: [SQLToken], named: [TableSchema], columns: [ResultColumn]) -> String {
         var depth = 0
         var words: [String] = []
         var aggregate: String?
@@ -128,9 +141,6 @@ enum QueryReader {
             }
         }
         if words.first == "WITH" { return "the result comes from a WITH clause, not from one table's records" }
-        if let engine, let table = tables.first {
-            return "editing a result is not available on \(engine) yet: the rows are edited in the list of \(table.name)"
-        }
         if tables.isEmpty { return "the result reads no table" }
         return "its rows cannot be traced to records of one table"
     }
