@@ -11,53 +11,17 @@ import Testing
 /// `psql`), and the undo.
 @Suite("Marks, bulk edits and the SQL screen in the editor on PostgreSQL", .timeLimit(.minutes(5)))
 struct PostgresPowerFeaturesTests {
-    final class Place {
-        let server: PostgresTestServer
-        let database: String
-        let engine: PostgresEngine
-        let harness: AppHarness
-
-        init() throws {
-            server = try PostgresTestServer.current()
-            database = try server.makeDatabase()
-            _ = try server.psql(database, """
-                CREATE TABLE cards (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL, age int, born date, notes text);
-                INSERT INTO cards (name, age, born) VALUES ('Ada', 36, '1815-12-10'), ('Bo', 9, NULL), ('Grace', 45, '1906-12-09');
-                CREATE TABLE visits (id int PRIMARY KEY, card int REFERENCES cards(id) ON DELETE CASCADE);
-                INSERT INTO visits VALUES (1, 1), (2, 1), (3, 3);
-                """)
-            let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
-            engine = try PostgresEngine(location)
-            let container = try Container(engine: engine, options: StoreOptions())
-            harness = try AppHarness(container: container, size: Size(width: 120, height: 20), options: CardfileApp.Options(table: "cards"))
-        }
-
-        deinit {
-            engine.close()
-            server.drop(database)
-        }
-
-        func psql(_ sql: String) throws -> String { try server.psql(database, sql) }
-
-        /// Every row, `id|name|age|born|notes`.
-        func rows() throws -> String {
-            try psql("SELECT string_agg(concat_ws('|', id, name, coalesce(age::text, ''), coalesce(born::text, ''), coalesce(notes, '-')), ',' ORDER BY id) FROM cards")
-        }
-
-        /// The open question's text.
-        var question: String? {
-            if case .question(let question)? = harness.app.overlay { return question.dialog.message }
-            return nil
-        }
-
-        /// Waits until the bulk edit running is done.
-        func settle() throws {
-            #expect(try harness.waitFor { _ in !harness.app.isRunningABulkEdit && !harness.statusLine.contains("counting marks") })
-        }
+    static func place() throws -> PostgresAppPlace {
+        try PostgresAppPlace("""
+            CREATE TABLE cards (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, name text NOT NULL, age int, born date, notes text);
+            INSERT INTO cards (name, age, born) VALUES ('Ada', 36, '1815-12-10'), ('Bo', 9, NULL), ('Grace', 45, '1906-12-09');
+            CREATE TABLE visits (id int PRIMARY KEY, card int REFERENCES cards(id) ON DELETE CASCADE);
+            INSERT INTO visits VALUES (1, 1), (2, 1), (3, 3);
+            """, table: "cards")
     }
 
     @Test func marksAreCountedAndSummedThenSetAndUndone() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         let before = try place.rows()
         try harness.command("select age >= 30")
@@ -83,7 +47,7 @@ struct PostgresPowerFeaturesTests {
     }
 
     @Test func aDeleteOfMarkedRecordsComesBackUnderTheSameNumbers() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         let before = try place.rows()
         try harness.command("select born IS NOT NULL")
@@ -103,7 +67,7 @@ struct PostgresPowerFeaturesTests {
     }
 
     @Test func theFrequencyTableAndStatisticsOfADateColumn() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         for _ in 0..<3 { try harness.press(.char("l")) }                 // to born
         try harness.press(.char("F"))
@@ -117,7 +81,7 @@ struct PostgresPowerFeaturesTests {
     // MARK: The SQL screen
 
     @Test func aSelectOpensAsAReadOnlyListThatSaysWhy() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         try SQLScreenTests.run(harness, "SELECT name, born, age * 2 AS twice FROM cards WHERE age > 20 ORDER BY born DESC")
         #expect(try harness.waitFor { $0.contains("Grace") && $0.contains("Ada") }, "\(harness.screen)")
@@ -130,7 +94,7 @@ struct PostgresPowerFeaturesTests {
     }
 
     @Test func aWriteIsCountedAskedAboutThenRun() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         try SQLScreenTests.run(harness, "UPDATE cards SET notes = 'seen' WHERE age < 40")
         #expect(place.question == "Update 2 rows? (y/n)", "\(place.question ?? harness.screen)")
@@ -148,7 +112,7 @@ struct PostgresPowerFeaturesTests {
     // MARK: Delete and index
 
     @Test func theDeleteQuestionCountsWhatCascadesAndTheDeleteDoesIt() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         try harness.press(.char("d"))
         #expect(place.question == "Delete cards 1? Also deletes 2 visits records. This is saved at once.", "\(place.question ?? harness.screen)")
@@ -159,7 +123,7 @@ struct PostgresPowerFeaturesTests {
     }
 
     @Test func indexMakesAnIndexOnTheFocusedColumnOnce() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         for _ in 0..<2 { try harness.press(.char("l")) }                 // to age
         try harness.command("index")
@@ -172,7 +136,7 @@ struct PostgresPowerFeaturesTests {
     }
 
     @Test func schemaDescribesTheTableFromTheCatalogs() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         _ = try place.psql("ALTER TABLE cards ADD CONSTRAINT grown CHECK (age >= 0); CREATE INDEX cards_born ON cards (born DESC)")
         try harness.command("schema")
@@ -188,7 +152,7 @@ struct PostgresPowerFeaturesTests {
     }
 
     @Test func aResultOfOneTableWithItsKeyIsEditedThroughTheTablesForm() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         try SQLScreenTests.run(harness, "SELECT name, id FROM cards WHERE age > 30 ORDER BY name DESC")
         #expect(try harness.waitFor { $0.contains("Grace") && $0.contains("Ada") }, "\(harness.screen)")
@@ -201,5 +165,17 @@ struct PostgresPowerFeaturesTests {
         #expect(try harness.waitFor { _ in (try? place.psql("SELECT name FROM cards WHERE id = 3")) == "Grace Hopper" })
         try harness.press(KeyEvent(.escape))
         #expect(try harness.waitFor { $0.contains("Grace Hopper") }, "the result follows: \(harness.screen)")
+    }
+}
+
+extension PostgresAppPlace {
+    /// Every row, `id|name|age|born|notes`.
+    func rows() throws -> String {
+        try psql("SELECT string_agg(concat_ws('|', id, name, coalesce(age::text, ''), coalesce(born::text, ''), coalesce(notes, '-')), ',' ORDER BY id) FROM cards")
+    }
+
+    /// Waits until the bulk edit running is done.
+    func settle() throws {
+        #expect(try harness.waitFor { _ in !harness.app.isRunningABulkEdit && !harness.statusLine.contains("counting marks") })
     }
 }

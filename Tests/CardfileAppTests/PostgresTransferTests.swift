@@ -10,36 +10,16 @@ import Testing
 /// list as on SQLite, the rows going by the engine's own way (COPY in batches).
 @Suite("Import and export in the editor on PostgreSQL", .timeLimit(.minutes(5)))
 struct PostgresTransferTests {
-    final class Place {
-        let server: PostgresTestServer
-        let database: String
-        let engine: PostgresEngine
-        let harness: AppHarness
-
-        init() throws {
-            server = try PostgresTestServer.current()
-            database = try server.makeDatabase()
-            _ = try server.psql(database, """
-                CREATE TABLE cards (id serial PRIMARY KEY, name text NOT NULL, age int CHECK (age >= 0), born date, notes text);
-                INSERT INTO cards (name, age, born) VALUES ('Ada', 36, '1815-12-10'), ('Grace', 45, '1906-12-09');
-                CREATE TABLE copy (LIKE cards INCLUDING ALL);
-                """)
-            let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
-            engine = try PostgresEngine(location)
-            let container = try Container(engine: engine, options: StoreOptions())
-            harness = try AppHarness(container: container, size: Size(width: 120, height: 20), options: CardfileApp.Options(table: "cards"))
-        }
-
-        deinit {
-            engine.close()
-            server.drop(database)
-        }
-
-        func psql(_ sql: String) throws -> String { try server.psql(database, sql) }
+    static func place() throws -> PostgresAppPlace {
+        try PostgresAppPlace("""
+            CREATE TABLE cards (id serial PRIMARY KEY, name text NOT NULL, age int CHECK (age >= 0), born date, notes text);
+            INSERT INTO cards (name, age, born) VALUES ('Ada', 36, '1815-12-10'), ('Grace', 45, '1906-12-09');
+            CREATE TABLE copy (LIKE cards INCLUDING ALL);
+            """, table: "cards")
     }
 
     @Test func anImportGoesInWhileTheEditorRunsAndItsReportNamesTheLines() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         var text = "name,age,born,notes\n"
         for index in 0..<3_000 { text += "Person \(index),\(index % 90),2001-02-03,\"tab\there \(index)\"\n" }
@@ -65,7 +45,7 @@ struct PostgresTransferTests {
     }
 
     @Test func anExportWritesTheListAsShownAndImportsBackTheSame() throws {
-        let place = try Place()
+        let place = try Self.place()
         let harness = place.harness
         _ = try place.psql("UPDATE cards SET notes = 'say \"hi\"' WHERE id = 1")
         try harness.press(.char("]"))                                    // sort by id, descending
