@@ -107,6 +107,11 @@ struct PostgresPowerFeaturesTests {
         if place.question != nil { try harness.press(.char("y")) }
         #expect(try harness.waitFor { _ in harness.messageLine.contains("PostgreSQL refused the statement: null value in column \"name\"") }, "\(harness.messageLine)")
         #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada")
+        // TRUNCATE has no rows to count: the question says what it does.
+        try SQLScreenTests.run(harness, "TRUNCATE visits")
+        #expect(place.question == "Run this TRUNCATE statement? It deletes every row of the tables it names. (y/n)", "\(place.question ?? harness.screen)")
+        try harness.press(.char("n"))
+        #expect(try place.psql("SELECT count(*) FROM visits") == "3")
     }
 
     // MARK: Delete and index
@@ -120,6 +125,31 @@ struct PostgresPowerFeaturesTests {
         try harness.press(.char("y"))
         #expect(try harness.waitFor { _ in (try? place.psql("SELECT count(*) FROM visits")) == "1" })
         #expect(try place.psql("SELECT string_agg(name, ',' ORDER BY id) FROM cards") == "Bo,Grace")
+    }
+
+    @Test func selectAloneMarksEveryRecord() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        try harness.command("select")
+        try place.settle()
+        #expect(harness.statusLine.contains("3 marked"), "\(harness.statusLine)")
+        try harness.command("set notes = 'all'")
+        try harness.press(.char("y"))
+        try place.settle()
+        #expect(try place.psql("SELECT count(*) FROM cards WHERE notes = 'all'") == "3")
+    }
+
+    @Test func longIndexNamesAreCutToTheServersLengthAndNumbered() throws {
+        let place = try PostgresAppPlace("""
+            CREATE TABLE customer_addresses_historical_snapshots (id int PRIMARY KEY,
+              delivery_instructions_for_courier_a text, delivery_instructions_for_courier_b text);
+            """, table: "customer_addresses_historical_snapshots")
+        let container = place.harness.container
+        let first = try container.createIndex(on: "delivery_instructions_for_courier_a", of: "customer_addresses_historical_snapshots")
+        let second = try container.createIndex(on: "delivery_instructions_for_courier_b", of: "customer_addresses_historical_snapshots")
+        #expect(first.utf8.count <= 63 && second.utf8.count <= 63 && first != second, "\(first), \(second)")
+        #expect(try place.psql("SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes WHERE indexname IN ('\(first)', '\(second)')") == [first, second].sorted().joined(separator: ","))
+        #expect(try container.existingIndex(on: "delivery_instructions_for_courier_b", of: "customer_addresses_historical_snapshots") == second)
     }
 
     @Test func indexMakesAnIndexOnTheFocusedColumnOnce() throws {

@@ -50,4 +50,26 @@ struct PostgresDeletionEffectsTests {
         #expect(failures.map(\.rule) == [.referenced(by: "prizes")], "\(failures)")
         #expect(try place.psql("SELECT count(*) FROM authors") == "3")
     }
+
+    /// A partitioned table's rows are counted as its own (not again as a partition's), and
+    /// tables of one name in two schemas are counted apart.
+    @Test func partitionsCountAsTheirTableAndSchemasApart() throws {
+        let place = try DatabasePlace("""
+            CREATE TABLE p (id int PRIMARY KEY);
+            CREATE TABLE part (id int, p int REFERENCES p(id) ON DELETE CASCADE, PRIMARY KEY (id)) PARTITION BY RANGE (id);
+            CREATE TABLE part_1 PARTITION OF part FOR VALUES FROM (0) TO (100);
+            CREATE TABLE part_2 PARTITION OF part FOR VALUES FROM (100) TO (200);
+            CREATE TABLE c (id int PRIMARY KEY, p int REFERENCES p(id) ON DELETE CASCADE);
+            CREATE SCHEMA "Odd Schema";
+            CREATE TABLE "Odd Schema".c (id int PRIMARY KEY, p int REFERENCES p(id) ON DELETE CASCADE);
+            INSERT INTO p VALUES (1);
+            INSERT INTO part VALUES (5, 1), (150, 1), (160, 1);
+            INSERT INTO c SELECT i, 1 FROM generate_series(1, 4) AS i;
+            INSERT INTO "Odd Schema".c SELECT i, 1 FROM generate_series(1, 6) AS i;
+            """)
+        let effects = try place.container.deletionEffects(of: [ObjectID(table: "p", primaryKey: [.integer(1)])])
+        #expect(effects.deleted == [.init(table: "Odd Schema.c", count: 6), .init(table: "c", count: 4), .init(table: "part", count: 3)], "\(effects)")
+        let own = try place.container.deletionEffects(of: [ObjectID(table: "part", primaryKey: [.integer(150)])])
+        #expect(own.isEmpty, "\(own)")
+    }
 }

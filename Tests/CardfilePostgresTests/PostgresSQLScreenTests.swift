@@ -270,3 +270,68 @@ struct PostgresSQLScreenTests {
         #expect(try container.load(try container.openQuery(try container.compile("SELECT id FROM items")), cancellation: Cancellation()) == 30)
     }
 }
+
+/// What the second review found on the SQL screen, each held to here.
+@Suite("SQL statements on PostgreSQL: the review's cases", .timeLimit(.minutes(5)))
+struct PostgresSQLScreenReviewTests {
+    @Test func mergeIsCountedAndAJsonbQuestionMarkIsTheOperators() throws {
+        let place = try DatabasePlace(PostgresSQLScreenTests.schema)
+        let container = place.container
+        let merge = try container.compile("MERGE INTO items USING (SELECT g AS id FROM generate_series(1, 5) AS g) AS src ON items.id = src.id WHEN MATCHED THEN UPDATE SET name = 'merged'")
+        #expect(merge.kind == .rows(verb: "MERGE"))
+        #expect(try container.rehearse(merge, cancellation: Cancellation()) == 5)
+        #expect(try container.run(merge, cancellation: Cancellation()) == 5)
+        #expect(try place.psql("SELECT count(*) FROM items WHERE name = 'merged'") == "5")
+        let jsonb = try container.openQuery(try container.compile("SELECT id FROM items WHERE doc ? 'n' AND doc ?| ARRAY['n']"))
+        #expect(try container.load(jsonb, cancellation: Cancellation()) == 30)
+    }
+
+    @Test func aSettingChangedByATypedStatementDoesNotStayOnCardfilesConnections() throws {
+        let place = try DatabasePlace(PostgresSQLScreenTests.schema)
+        let container = place.container
+        // A read: its transaction is rolled back, the setting with it.
+        let read = try container.openQuery(try container.compile("SELECT set_config('statement_timeout', '1', false), id FROM items"))
+        #expect(try container.load(read, cancellation: Cancellation()) == 30)
+        for _ in 0..<4 {
+            let slow = try container.openQuery(try container.compile("SELECT pg_sleep(0.01), id FROM items WHERE id < 3"))
+            #expect(try container.load(slow, cancellation: Cancellation()) == 2)
+        }
+        // A write: the writing connection goes back to its defaults after it.
+        let write = try container.compile("UPDATE items SET name = name || set_config('statement_timeout', '1', false) WHERE id = 1")
+        #expect(try container.run(write, cancellation: Cancellation()) == 1)
+        let record = try #require(try container.viewContext.record(for: ObjectID(table: "items", primaryKey: [.integer(2)])))
+        try container.viewContext.update(record.id, values: ["name": .text("saved after")])
+        try container.viewContext.save()
+        #expect(try place.psql("SELECT name FROM items WHERE id = 2") == "saved after")
+        #expect(try container.rehearse(try container.compile("UPDATE items SET name = name WHERE pg_sleep(0.01) IS NOT NULL AND id < 3"), cancellation: Cancellation()) == 2)
+    }
+
+    @Test func aServersStatementTimeoutIsItsRefusalNotACancel() throws {
+        let place = try DatabasePlace(PostgresSQLScreenTests.schema)
+        _ = try place.psql("ALTER DATABASE \(place.database) SET statement_timeout = '300ms'")
+        let engine = try PostgresEngine(try place.server.location(place.database))
+        defer { engine.close() }
+        let container = try Container(engine: engine)
+        let slow = try container.openQuery(try container.compile("SELECT pg_sleep(2), id FROM items"))
+        let outcome = Result { () throws(StoreError) in try container.load(slow, cancellation: Cancellation()) }
+        guard case .failure(.sqlRefused(let message, _, _)) = outcome else {
+            Issue.record("a timeout was not said as the server's: \(outcome)")
+            return
+        }
+        #expect(message.contains("statement timeout"), "\(message)")
+    }
+
+    @Test func wordsThatNameColumnsAreNotWritesAndANoColumnSelectSaysSo() throws {
+        let place = try DatabasePlace("CREATE TABLE flags (id int PRIMARY KEY, delete boolean, \"update\" text); INSERT INTO flags VALUES (1, true, 'x')")
+        let container = place.container
+        #expect(try container.compile("WITH r AS (SELECT id FROM flags WHERE delete) SELECT * FROM r").kind == .read)
+        #expect(try container.compile("WITH r AS (SELECT id, \"update\" FROM flags FOR UPDATE) SELECT * FROM r").kind == .read)
+        #expect(try container.compile("WITH r AS (UPDATE flags SET delete = false RETURNING id) SELECT * FROM r").kind == .rows(verb: "UPDATE"))
+        let none = Result { () throws(StoreError) in try container.openQuery(try container.compile("SELECT FROM flags")) }
+        guard case .failure(.statementNotRun(let reason)) = none else {
+            Issue.record("a select of no columns: \(none)")
+            return
+        }
+        #expect(reason.contains("selects no columns"))
+    }
+}

@@ -36,7 +36,7 @@ extension CardfileApp {
         // The filter's own words; alone, :select takes the list's filter (every record shown).
         let predicate: CardfileStore.Predicate
         do {
-            predicate = try list.live.predicate(for: filter.isEmpty ? list.spec.filter : filter) ?? .sql("1", arguments: [])
+            predicate = try list.live.predicate(for: filter.isEmpty ? list.spec.filter : filter) ?? .and([])   // (every record: true in any dialect)
         } catch {
             return show(error.message, role: .warning, now: now)
         }

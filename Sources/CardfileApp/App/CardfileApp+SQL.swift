@@ -119,6 +119,8 @@ extension CardfileApp {
             if let readOnlyReason { return show("Read-only: \(readOnlyReason). Nothing was changed.", role: .warning, now: now) }
             let what: String = switch (statement.kind, count) {
             case (.rows(let verb), let count?): "\(Self.verbWord(verb)) \(Self.rowCount(count))?"
+            case (.schema("TRUNCATE"), _): "Run this TRUNCATE statement? It deletes every row of the tables it names."
+            case (.schema(let verb), _) where ["DO", "CALL"].contains(verb): "Run this \(verb) statement? It runs code on the server, which may change anything."
             case (.schema(let verb), _): "Run this \(verb) statement? It changes the database's schema."
             default: "Run this statement?"
             }

@@ -115,7 +115,7 @@ public final class PostgresSession: Sendable {
 
     /// ``execute(_:)`` that `cancelled` can stop, as ``rows(_:backend:cancelled:)`` is stopped.
     public func execute(_ query: PostgresQuery, backend: Int32, cancelled: @escaping @Sendable () -> Bool) throws(PostgresProblem) -> Int {
-        try answer(query, backend: backend, cancelled: cancelled).metadata.rows ?? 0
+        try answer(query, backend: backend, cancelled: cancelled).metadata.changedRows
     }
 
     /// The whole answer to `query`, asking the server to cancel it once `cancelled` turns true.
@@ -162,7 +162,7 @@ public final class PostgresSession: Sendable {
     public func execute(_ query: PostgresQuery) throws(PostgresProblem) -> Int {
         if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
         do {
-            return try waited(connection.query(query, logger: logger)).metadata.rows ?? 0
+            return try waited(connection.query(query, logger: logger)).metadata.changedRows
         } catch let problem as PostgresProblem {
             throw problem
         } catch {
@@ -256,5 +256,16 @@ extension PostgresLocation {
     /// `host:port` (or the socket folder), for messages.
     public var serverName: String {
         isSocket ? "\(host) (socket, port \(port))" : (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
+    }
+}
+
+extension PostgresQueryMetadata {
+    /// The rows a statement inserted, changed or deleted, by its command tag; 0 for a tag
+    /// without a count. postgres-nio reads no count from a `MERGE n` tag: it is read here.
+    var changedRows: Int {
+        if let rows { return rows }
+        let parts = command.split(separator: " ")
+        if parts.count == 2, parts[0] == "MERGE", let rows = Int(parts[1]) { return rows }
+        return 0
     }
 }

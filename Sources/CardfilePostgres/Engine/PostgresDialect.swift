@@ -21,18 +21,28 @@ package struct PostgresDialect: SQLDialect {
     package var keepingNumberedValues: String { " OVERRIDING SYSTEM VALUE" }
     package var groupsRowWrites: Bool { true }
     package var ordersAsSwiftDoes: Bool { false }
+    package var nameBytes: Int? { 63 }
     package var indexCatalog: (ledBy: String, nameTaken: String)? {
         let ledBy = """
             SELECT i.relname::text FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
               JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = x.indkey[0]
-             WHERE x.indrelid = ?::regclass AND lower(a.attname) = lower(?) ORDER BY 1
+             WHERE x.indrelid = ?::regclass AND a.attname = ? ORDER BY 1
             """
         return (ledBy, "SELECT 1 FROM pg_class WHERE relname = ? AND relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = ?::regclass)")
     }
     /// The transaction's own statistics, which count what foreign keys' actions and triggers
-    /// did too, as it goes.
+    /// did too, as it goes. A partition's rows count as its partitioned table's; each table is
+    /// named as a ``TableSchema/quotedName`` is (schema and name, quoted), then as shown.
     package var transactionRowCounts: String? {
-        "SELECT relname::text, n_tup_del, n_tup_upd FROM pg_stat_xact_user_tables WHERE n_tup_del > 0 OR n_tup_upd > 0"
+        """
+        SELECT '"' || replace(n.nspname, '"', '""') || '"."' || replace(c.relname, '"', '""') || '"',
+               n.nspname || '.' || c.relname, sum(s.n_tup_del)::int8, sum(s.n_tup_upd)::int8
+        FROM pg_catalog.pg_stat_xact_user_tables s
+        JOIN pg_catalog.pg_class c ON c.oid = coalesce(pg_partition_root(s.relid), s.relid)
+        JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+        WHERE s.n_tup_del > 0 OR s.n_tup_upd > 0
+        GROUP BY 1, 2
+        """
     }
 
     /// The types with no ordering (and, but for `xml`'s text, no equality) of their own.
@@ -40,8 +50,11 @@ package struct PostgresDialect: SQLDialect {
     /// The types of text, whose values have a length.
     static let textTypes: Set<String> = ["text", "character varying", "bpchar", "character", "name", "citext"]
 
+    /// An array of such a type has none either.
     package func comparable(_ name: String, column: ColumnDescription) -> String {
-        Self.unorderedTypes.contains(column.declaredType) ? "(\(name))::text" : name
+        var type = Substring(column.declaredType)
+        while type.hasSuffix("[]") { type = type.dropLast(2) }
+        return Self.unorderedTypes.contains(String(type)) ? "(\(name))::text" : name
     }
 
     /// None: `min` and `max` exist for some types only (not for a `uuid`, a `boolean`, bytes).

@@ -120,7 +120,8 @@ extension PostgresEngine {
 
     package func statementError(_ error: any Error) -> StoreError? {
         guard case .refused(let message, let detail, let state)? = error as? PostgresProblem else { return nil }
-        if state == "57014" { return .queryCancelled }
+        // (57014 is also a statement_timeout's: only a cancel asked for is the person's.)
+        if state == "57014", message.contains("user request") { return .queryCancelled }
         return .sqlRefused(message: detail.map { "\(message) (\($0))" } ?? message, offset: nil, engine: name)
     }
 }

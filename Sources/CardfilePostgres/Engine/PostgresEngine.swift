@@ -485,6 +485,17 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         }
     }
 
+    /// `RESET ALL` goes back to the connection's defaults (cardfile sets its `lock_timeout`
+    /// again at the next write); a session-level advisory lock is let go.
+    package func resetAfterTypedStatement() {
+        writing.lock()
+        defer { writing.unlock() }
+        guard !writer.connection.isClosed else { return }
+        try? writer.run("RESET ALL")
+        try? writer.run("SELECT pg_advisory_unlock_all()")
+        writerLockWait = nil
+    }
+
     /// Opens the writing connection again (under `writing`).
     private func reopenWriter() throws {
         writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }

@@ -111,7 +111,9 @@ package struct PostgresEngineSession: EngineSession {
                 if batch.count < scanBatch { break }
             }
             try session.run(PostgresQuery(unsafeSQL: "CLOSE \(cursor)"))
-            if own { try session.run("COMMIT") }
+            // (Rolled back, not committed: it wrote nothing, and a setting a statement typed
+            // on the SQL screen changed with `set_config` goes back with it.)
+            if own { try session.run("ROLLBACK") }
         } catch {
             if own { try? session.run("ROLLBACK") } else { try? session.run(PostgresQuery(unsafeSQL: "CLOSE \(cursor)")) }
             throw error
@@ -216,7 +218,11 @@ package struct PostgresEngineSession: EngineSession {
     // MARK: Statements
 
     /// `sql` with its `?` numbered, and `arguments` bound as untyped text (bytes as bytea).
+    /// Without arguments the text goes as it is: a statement typed on the SQL screen may hold
+    /// a `?` of its own (jsonb's `?` operator), and the store's statements without values hold
+    /// no placeholder.
     static func query(_ sql: String, _ arguments: [Value]) throws -> PostgresQuery {
+        if arguments.isEmpty { return PostgresQuery(unsafeSQL: sql) }
         let (numbered, count) = numbered(sql)
         guard count == arguments.count else {
             throw PostgresProblem.refused(message: "a statement has \(count) placeholders for \(arguments.count) values", detail: nil, sqlState: "")

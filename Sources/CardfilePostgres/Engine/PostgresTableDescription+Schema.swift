@@ -18,6 +18,7 @@ extension PostgresTableDescription {
                 primaryKeyPosition: primaryKey.firstIndex(of: column.name).map { $0 + 1 },
                 generation: column.isGenerated || column.identity != .none ? .stored : .none)
             described.affinity = Self.affinity(of: column.kind)
+            described.isNumberedByDatabase = column.identity != .none
             columns.append(described)
         }
         return TableSchema(

@@ -311,11 +311,13 @@ extension Container {
     }
 
     /// Every column an insert can write back: the rowid first when the table has no declared
-    /// key (so a deleted row comes back under its own rowid), and a key the database numbers
-    /// (an identity column) too, so the row comes back under its own key.
+    /// key (so a deleted row comes back under its own rowid), and the columns the database
+    /// numbers (identity columns, key or not), so the row comes back with its own numbers.
     private static func insertableColumns(of schema: TableSchema) -> [String] {
         let keys = Set(schema.keyColumnIndexes)
-        let columns = schema.columns.indices.filter { schema.columns[$0].isWritable || keys.contains($0) }.map { schema.columns[$0].name }
+        let columns = schema.columns.indices.filter {
+            schema.columns[$0].isWritable || schema.columns[$0].isNumberedByDatabase || keys.contains($0)
+        }.map { schema.columns[$0].name }
         if case .implicitRowid(let accessor) = schema.primaryKey { return [accessor] + columns }
         return columns
     }

@@ -74,11 +74,13 @@ extension Container {
     private func rehearseDeletion(of ids: [ObjectID], entities: [Entity], counting counts: String, busyTimeout: Duration?) throws(StoreError) -> DeletionEffects {
         try storeErrors(path: core.path) {
             try core.rehearse(busyTimeout: busyTimeout) { (session: any EngineSession) -> DeletionEffects in
+                // (By quoted name: two schemas may hold tables of one name.)
+                let names = Dictionary(core.schema.tables.map { ($0.quotedName, $0.name) }, uniquingKeysWith: { first, _ in first })
                 func read() throws -> [String: (deleted: Int, updated: Int)] {
                     var found: [String: (deleted: Int, updated: Int)] = [:]
                     for row in try session.rows(counts, []) {
-                        guard case .text(let name) = row[0] else { continue }
-                        found[name] = (row[1].wholeNumber ?? 0, row[2].wholeNumber ?? 0)
+                        guard case .text(let quoted) = row[0], case .text(let shown) = row[1] else { continue }
+                        found[names[quoted] ?? shown] = (row[2].wholeNumber ?? 0, row[3].wholeNumber ?? 0)
                     }
                     return found
                 }
@@ -96,9 +98,8 @@ extension Container {
                     }
                 }
                 var effects = DeletionEffects()
-                for (name, after) in try read().sorted(by: { $0.key < $1.key }) {
-                    let table = core.schema.table(named: name)?.name ?? name
-                    let earlier = before[name] ?? (0, 0)
+                for (table, after) in try read().sorted(by: { $0.key < $1.key }) {
+                    let earlier = before[table] ?? (0, 0)
                     let deleted = after.deleted - earlier.deleted - named[table, default: 0]
                     if deleted > 0 { effects.deleted.append(.init(table: table, count: deleted)) }
                     let updated = after.updated - earlier.updated

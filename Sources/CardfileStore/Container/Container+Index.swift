@@ -46,11 +46,22 @@ extension Container {
             // the index is built.)
             return try storeErrors(path: core.path) {
                 try core.transaction(origin: .batch) { session, _ in
-                    var name = "\(schema.name)_\(found)"
-                    var number = 2
+                    // (Cut to the engine's length, the number kept: a longer name would be
+                    // cut by the engine, and every numbered one found taken.)
+                    func candidate(_ number: Int) -> String {
+                        let suffix = number == 1 ? "" : "_\(number)"
+                        var base = "\(schema.name)_\(found)"
+                        if let limit = schema.dialect.nameBytes {
+                            while !base.isEmpty, base.utf8.count + suffix.utf8.count > limit { base.removeLast() }
+                        }
+                        return base + suffix
+                    }
+                    var number = 1
+                    var name = candidate(number)
                     while try !session.rows(catalog.nameTaken, [.text(name), .text(schema.quotedName)]).isEmpty {
-                        name = "\(schema.name)_\(found)_\(number)"
                         number += 1
+                        guard number < 10_000 else { throw StoreError.statementNotRun(reason: "No free name for the index was found.") }
+                        name = candidate(number)
                     }
                     _ = try session.execute("CREATE INDEX \(name.quotedIdentifier) ON \(schema.quotedName) (\(found.quotedIdentifier))", [])
                     return name

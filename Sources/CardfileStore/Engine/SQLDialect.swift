@@ -77,15 +77,19 @@ package protocol SQLDialect: Sendable {
     /// its own (PostgreSQL's locale collations, enums by their declared order, arrays by
     /// element), and only the engine can say which of two keys comes first.
     var ordersAsSwiftDoes: Bool { get }
-    /// A query giving, for each table the current transaction wrote, its name and how many
-    /// rows it deleted and updated so far (cascades and triggers included); nil where the
-    /// engine keeps no such count (SQLite, where temporary triggers count instead).
+    /// A query giving, for each table the current transaction wrote, its quoted name (as
+    /// ``TableSchema/quotedName``), a name to show, and how many rows it deleted and updated
+    /// so far (cascades and triggers included); nil where the engine keeps no such count
+    /// (SQLite, where temporary triggers count instead).
     var transactionRowCounts: String? { get }
     /// Queries for `:index` on an engine that keeps its catalog in tables (nil on SQLite, read
     /// by its pragmas): `ledBy` gives the names of the indexes whose first column is the one
     /// bound second, of the table bound first (as its quoted name); `nameTaken` gives a row
     /// when the name bound first is taken beside the table bound second.
     var indexCatalog: (ledBy: String, nameTaken: String)? { get }
+    /// The longest name the engine keeps, in UTF-8 bytes (PostgreSQL cuts longer ones to 63);
+    /// nil for no limit.
+    var nameBytes: Int? { get }
     /// The term that groups, orders and counts `column`'s values (quoted as `name`): the
     /// column itself, or its text where its type has no equality or order (PostgreSQL's `json`).
     func comparable(_ name: String, column: ColumnDescription) -> String

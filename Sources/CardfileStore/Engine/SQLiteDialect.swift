@@ -16,6 +16,7 @@ package struct SQLiteDialect: SQLDialect {
     package var transactionRowCounts: String? { nil }
     package var ordersAsSwiftDoes: Bool { true }
     package var indexCatalog: (ledBy: String, nameTaken: String)? { nil }
+    package var nameBytes: Int? { nil }
     package func comparable(_ name: String, column: ColumnDescription) -> String { name }
     package func extremeAggregates(_ name: String, column: ColumnDescription) -> (least: String, greatest: String)? { ("min(\(name))", "max(\(name))") }
     /// Any column may hold text.

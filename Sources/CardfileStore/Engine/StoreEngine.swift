@@ -64,6 +64,11 @@ package protocol StoreEngine: AnyObject, Sendable {
     /// that point at it are the caller's to add.
     func report(on table: TableSchema) throws -> TableReport
 
+    /// Puts the writing connection's settings back after a statement typed on the SQL screen
+    /// ran there (it may have changed them, with `set_config`), and ends what it may have
+    /// kept (an advisory lock).
+    func resetAfterTypedStatement()
+
     /// Rows an import writes in one transaction when the person names no batch size.
     var importBatchRows: Int { get }
 

@@ -49,7 +49,9 @@ public indirect enum Predicate: Hashable, Sendable {
                 return op == .equal ? "\(quoted) IS NULL" : (op == .notEqual ? "\(quoted) IS NOT NULL" : table.dialect.alwaysFalse)
             }
             arguments.append(value)
-            return "\(quoted) \(op.rawValue) ?"
+            // (A type without equality of its own, PostgreSQL's json, is compared as its text.)
+            let described = table.column(named: name).map { table.dialect.comparable(quoted, column: $0) } ?? quoted
+            return "\(described) \(op.rawValue) ?"
         case .isNull(let name):
             return "\(try column(name, table)) IS NULL"
         case .isEmpty(let name):

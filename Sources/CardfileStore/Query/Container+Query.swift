@@ -26,6 +26,7 @@ extension Container {
         if let engine = core.engine {
             return try statementErrors {
                 var described = try engine.describeResult(of: statement.text)
+                guard !described.columns.isEmpty else { throw StoreError.statementNotRun(reason: "The statement selects no columns: there is nothing to show.") }
                 // (The engine names tables as it quotes them; the schema, as the lists do.)
                 let names = Dictionary(schema.tables.map { ($0.quotedName, $0.name) }, uniquingKeysWith: { first, _ in first })
                 described.rowsOf = described.rowsOf.flatMap { names[$0] }
@@ -68,7 +69,8 @@ extension Container {
     /// cascades change); nil for a schema statement. Nothing is written.
     public func rehearse(_ statement: SQLStatement, cancellation: Cancellation) throws(StoreError) -> Int? {
         guard statement.kind != .read else { throw StoreError.statementNotRun(reason: "A statement that reads changes nothing.") }
-        if core.engine != nil {
+        if let engine = core.engine {
+            defer { engine.resetAfterTypedStatement() }
             return try statementErrors {
                 try core.rehearse { (session: any EngineSession) -> Int? in
                     if cancellation.isCancelled { throw StoreError.queryCancelled }
@@ -100,7 +102,8 @@ extension Container {
         // million rows must not hand the screen a million names to sift.
         let named = QueryReader.namedTables((try? SQLTokenizer.tokenize(statement.text)) ?? [], schema: core.schema)
         let bulk = Set(named.filter { !$0.isView }.map(\.name))
-        if core.engine != nil {
+        if let engine = core.engine {
+            defer { engine.resetAfterTypedStatement() }
             return try statementErrors {
                 let changed = try core.transaction(origin: .batch) { session, note -> Int? in
                     // (No hook names what the statement changed: its tables are invalidated.)

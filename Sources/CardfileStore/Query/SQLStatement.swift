@@ -115,9 +115,24 @@ public struct SQLStatement: Sendable, Equatable {
 
     /// The words of `text` at any depth that write rows (INSERT, UPDATE, DELETE, MERGE), in
     /// capitals, in order; empty when there are none or the text cannot be read as tokens.
+    /// A verb counts only as a statement begins with it (`INSERT INTO`, `DELETE FROM`,
+    /// `MERGE INTO`, `UPDATE` a table `SET`), not as a column named `delete`.
     package static func writeVerbs(_ text: String) -> [String] {
         guard let tokens = try? SQLTokenizer.tokenize(text) else { return [] }
-        return tokens.filter { $0.kind == .word && ["INSERT", "UPDATE", "DELETE", "MERGE"].contains($0.value.uppercased()) }.map { $0.value.uppercased() }
+        var verbs: [String] = []
+        for (index, token) in tokens.enumerated() where token.kind == .word {
+            let verb = token.value.uppercased()
+            let next = tokens.indices.contains(index + 1) ? tokens[index + 1].value.uppercased() : ""
+            switch verb {
+            case "INSERT", "MERGE": if next == "INTO" { verbs.append(verb) }
+            case "DELETE": if next == "FROM" { verbs.append(verb) }
+            case "UPDATE":
+                // UPDATE [ONLY] name [[AS] alias] SET: a SET within the next few words.
+                if tokens[(index + 1)..<min(tokens.count, index + 8)].contains(where: { $0.isWord("SET") }) { verbs.append(verb) }
+            default: break
+            }
+        }
+        return verbs
     }
 
     /// The verb of a WITH … INSERT / UPDATE / DELETE: its first such word outside parentheses.

@@ -29,6 +29,10 @@ public struct ColumnDescription: Hashable, Sendable {
     /// The collation declared on the column; `.binary` when none is.
     public var collation: Collation
 
+    /// True for a column the database numbers (PostgreSQL's identity): not written by edits,
+    /// but a row deleted and brought back by an undo gets its number back.
+    public var isNumberedByDatabase = false
+
     /// True when callers may write the column: not generated and not hidden.
     public var isWritable: Bool { generation == .none && !isHidden }
 

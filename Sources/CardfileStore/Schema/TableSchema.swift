@@ -19,6 +19,8 @@ public struct TableSchema: Hashable, Sendable {
     public let view: ViewWrites?
 
     private let positions: [String: Int]
+    /// Positions by the column's name as written.
+    private let exactPositions: [String: Int]
     /// The quoted table name, ready for SQL.
     public let quotedName: String
     /// Quoted column names, aligned with ``columns``.
@@ -80,8 +82,13 @@ public struct TableSchema: Hashable, Sendable {
         self.isWithoutRowid = isWithoutRowid
         self.isStrict = isStrict
         var positions: [String: Int] = [:]
-        for (index, column) in columns.enumerated() { positions[column.name.lowercased()] = index }
+        var exactPositions: [String: Int] = [:]
+        for (index, column) in columns.enumerated().reversed() {
+            positions[column.name.lowercased()] = index
+            exactPositions[column.name] = index
+        }
         self.positions = positions
+        self.exactPositions = exactPositions
         self.quotedName = quotedName ?? name.quotedIdentifier
         quotedColumnNames = columns.map(\.name.quotedIdentifier)
         let keys = primaryKey.keyExpressions
@@ -109,12 +116,14 @@ public struct TableSchema: Hashable, Sendable {
         }
     }
 
-    /// The position of a column in ``columns``, found case-insensitively.
+    /// The position of a column in ``columns``: the one named exactly `name`, else the first
+    /// named so case-insensitively. (PostgreSQL may hold `"Name"` and `name` side by side;
+    /// SQLite's names differ in more than case.)
     public func columnIndex(named name: String) -> Int? {
-        positions[name.lowercased()]
+        exactPositions[name] ?? positions[name.lowercased()]
     }
 
-    /// The column named `name` (case-insensitively).
+    /// The column named `name` (exactly, else case-insensitively).
     public func column(named name: String) -> ColumnDescription? {
         columnIndex(named: name).map { columns[$0] }
     }
