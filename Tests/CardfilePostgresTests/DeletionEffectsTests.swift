@@ -31,7 +31,7 @@ struct PostgresDeletionEffectsTests {
         let place = try DatabasePlace(Self.schema)
         let effects = try place.container.deletionEffects(of: [Self.author(1)])
         #expect(effects.deleted == [.init(table: "books", count: 2), .init(table: "log", count: 2), .init(table: "reviews", count: 3)], "\(effects)")
-        #expect(effects.changed == [.init(table: "loans", count: 1, columns: [], action: nil)], "\(effects)")
+        #expect(effects.changed == [.init(table: "loans", count: 1, columns: ["book"], action: .setNull)], "\(effects)")
         #expect(try place.psql("SELECT (SELECT count(*) FROM books) + (SELECT count(*) FROM reviews) + (SELECT count(*) FROM log)") == "10")
         // Two at once: what both reach is counted once each.
         let both = try place.container.deletionEffects(of: [Self.author(1), Self.author(2)])

@@ -69,8 +69,8 @@ extension Container {
 
     /// On an engine that counts the rows each transaction wrote per table (`counts`, see
     /// ``SQLDialect/transactionRowCounts``): the records are deleted in a transaction rolled
-    /// back, and the counts after are compared with those before. A row a `SET NULL` changed is
-    /// counted without its columns (the schema does not name the engine's foreign keys).
+    /// back, and the counts after are compared with those before. A row a `SET NULL` or `SET
+    /// DEFAULT` changed is named with the key's columns when the table's keys say which.
     private func rehearseDeletion(of ids: [ObjectID], entities: [Entity], counting counts: String, busyTimeout: Duration?) throws(StoreError) -> DeletionEffects {
         try storeErrors(path: core.path) {
             try core.rehearse(busyTimeout: busyTimeout) { (session: any EngineSession) -> DeletionEffects in
@@ -98,12 +98,20 @@ extension Container {
                     }
                 }
                 var effects = DeletionEffects()
-                for (table, after) in try read().sorted(by: { $0.key < $1.key }) {
+                let counted = try read()
+                // Rows of these tables went: a SET NULL or SET DEFAULT pointing at one of them
+                // is what changed rows elsewhere (or a trigger: then no columns are named).
+                let gone = Set(counted.filter { $0.value.deleted > (before[$0.key]?.deleted ?? 0) }.keys.map { $0.lowercased() })
+                for (table, after) in counted.sorted(by: { $0.key < $1.key }) {
                     let earlier = before[table] ?? (0, 0)
                     let deleted = after.deleted - earlier.deleted - named[table, default: 0]
                     if deleted > 0 { effects.deleted.append(.init(table: table, count: deleted)) }
                     let updated = after.updated - earlier.updated
-                    if updated > 0 { effects.changed.append(.init(table: table, count: updated, columns: [], action: nil)) }
+                    guard updated > 0 else { continue }
+                    let keys = (core.schema.table(named: table)?.foreignKeys ?? []).filter {
+                        ($0.onDelete == .setNull || $0.onDelete == .setDefault) && gone.contains($0.parentTable.lowercased())
+                    }
+                    effects.changed.append(.init(table: table, count: updated, columns: keys.flatMap(\.columns), action: keys.first?.onDelete))
                 }
                 return effects
             }
