@@ -194,7 +194,7 @@ extension Container {
             var results: [BulkApplication] = []
             var visited = 0
             for plan in plans {
-                let (change, entity, schema) = (plan.change, plan.entity, plan.entity.table)
+                let (change, schema) = (plan.change, plan.entity.table)
                 let ids = Array(change.records.keys)
                 var now: [ObjectID: [Value]] = [:]
                 now.reserveCapacity(ids.count)
@@ -218,6 +218,16 @@ extension Container {
                     plan.name(write, named: named, note: &note)
                     result.applied.records[write.id] = BulkChange.Sides(before: write.current, after: write.after)
                 }
+                /// Writes `write` in a savepoint; a refusal by a foreign key is returned, to wait.
+                func attemptWaiting(_ write: RecordWrite) throws -> StoreError? {
+                    do {
+                        try session.attempt { try plan.write(write, session: session, schema: core.schema) }
+                        done(write)
+                        return nil
+                    } catch let refusal as StoreError where refusal.isForeignKeyRefusal {
+                        return refusal
+                    }
+                }
                 for (id, sides) in change.records {
                     visited += 1
                     if visited % Self.progressStep == 0 { progress(visited) }
@@ -233,12 +243,7 @@ extension Container {
                     if inGroups {
                         grouped.append(write)
                     } else if waits {
-                        do {
-                            try session.attempt { try plan.write(write, session: session, schema: core.schema) }
-                            done(write)
-                        } catch let refusal as StoreError where refusal.isForeignKeyRefusal {
-                            waiting.append((write, refusal))
-                        }
+                        if let refusal = try attemptWaiting(write) { waiting.append((write, refusal)) }
                     } else {
                         try plan.write(write, session: session, schema: core.schema)
                         done(write)
@@ -251,12 +256,7 @@ extension Container {
                 while !waiting.isEmpty {
                     var still: [(write: RecordWrite, refusal: StoreError)] = []
                     for record in waiting {
-                        do {
-                            try session.attempt { try plan.write(record.write, session: session, schema: core.schema) }
-                            done(record.write)
-                        } catch let refusal as StoreError where refusal.isForeignKeyRefusal {
-                            still.append((record.write, refusal))
-                        }
+                        if let refusal = try attemptWaiting(record.write) { still.append((record.write, refusal)) }
                     }
                     if still.count == waiting.count { throw still[0].refusal }
                     waiting = still

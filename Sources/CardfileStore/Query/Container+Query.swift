@@ -166,8 +166,8 @@ extension Container {
                 throw error
             } catch is Cancellation.Stopped {
                 throw StoreError.queryCancelled
-            } catch let error where engine?.statementError(error) != nil {
-                throw engine?.statementError(error) ?? StoreError.queryCancelled
+            } catch let error where !(error is DatabaseError) {
+                throw engine?.statementError(error) ?? error
             } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
                 throw StoreError.queryCancelled
             } catch let error as DatabaseError where [.SQLITE_ERROR, .SQLITE_CONSTRAINT, .SQLITE_MISMATCH, .SQLITE_RANGE, .SQLITE_TOOBIG].contains(error.resultCode) {

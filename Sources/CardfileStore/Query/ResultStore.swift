@@ -77,18 +77,8 @@ final class ResultStore: Sendable {
     func fill(_ result: QueryResult, generation: UInt64, from core: StoreCore, cancellation: Cancellation) throws -> Int {
         let table = result.table
         let width = table.columns.count - 1
-        let columns = table.columns.map(\.name.quotedIdentifier)
-        let folder = self.folder
-        /// A failure of the copy itself is said as such (it is not the person's file).
-        func keeping<T>(_ body: () throws -> T) throws -> T {
-            do {
-                return try body()
-            } catch let error as DatabaseError where error.resultCode != .SQLITE_INTERRUPT {
-                throw StoreError.statementNotRun(reason: "The result could not be kept in Cardfile's temporary folder \(folder.path): \(error.message ?? "error \(error.resultCode.rawValue)"). Nothing was changed.")
-            }
-        }
         if let engine = core.engine {
-            return try fill(result, generation: generation, from: engine, cancellation: cancellation, keeping: keeping)
+            return try fill(result, generation: generation, from: engine, cancellation: cancellation)
         }
         return try core.read { source in
             try cancellation.interrupting(source) {
@@ -116,8 +106,7 @@ final class ResultStore: Sendable {
     /// ``fill(_:generation:from:cancellation:)`` from an engine: the query's rows read on the
     /// server, each column by its type as the engine reads a table's (``SQLDialect/selectExpression(_:)``).
     /// A boolean is kept as `true` or `false`, as the engine's lists show it.
-    private func fill(_ result: QueryResult, generation: UInt64, from engine: any StoreEngine, cancellation: Cancellation,
-                      keeping: (() throws -> Statement) throws -> Statement) throws -> Int {
+    private func fill(_ result: QueryResult, generation: UInt64, from engine: any StoreEngine, cancellation: Cancellation) throws -> Int {
         let table = result.table
         let resultColumns = Array(table.columns.dropFirst())
         let names = resultColumns.indices.map { "c\($0 + 1)" }
@@ -138,11 +127,20 @@ final class ResultStore: Sendable {
                     for value in row {
                         if case .boolean(let flag) = value { values.append(.text(flag ? "true" : "false")) } else { values.append(value) }
                     }
-                    _ = try keeping { try insert.execute(arguments: values.statementArguments); return insert }
+                    try keeping { try insert.execute(arguments: values.statementArguments) }
                     if count % 4096 == 0, cancellation.isCancelled { throw StoreError.queryCancelled }
                 }
                 return count
             }
+        }
+    }
+
+    /// `body`, a failure of the copy itself said as such (it is not the person's database).
+    private func keeping<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as DatabaseError where error.resultCode != .SQLITE_INTERRUPT {
+            throw StoreError.statementNotRun(reason: "The result could not be kept in Cardfile's temporary folder \(folder.path): \(error.message ?? "error \(error.resultCode.rawValue)"). Nothing was changed.")
         }
     }
 
