@@ -152,6 +152,31 @@ struct PostgresPowerFeaturesTests {
         #expect(try container.existingIndex(on: "delivery_instructions_for_courier_b", of: "customer_addresses_historical_snapshots") == second)
     }
 
+    /// The delete question's rehearsal (rolled back) moves the server's snapshot, which a
+    /// polled list looks again at: finding nothing changed on screen, it says nothing; a
+    /// change another client makes to a row shown is said.
+    @Test func aPollThatFindsNothingChangedSaysNothing() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        #expect(harness.statusLine.contains("live: polling"), "\(harness.statusLine)")
+        try harness.press(.char("d"))
+        #expect(place.question?.hasPrefix("Delete cards 1?") == true)
+        try harness.press(.char("n"))
+        for _ in 0..<3 {
+            try harness.advance(.seconds(2))
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(!harness.messageLine.contains("Outside changes arrived"), "\(harness.messageLine)")
+        _ = try place.psql("UPDATE cards SET notes = 'psql' WHERE id = 2")
+        var said = false
+        for _ in 0..<20 where !said {
+            try harness.advance(.seconds(2))
+            Thread.sleep(forTimeInterval: 0.1)
+            said = harness.messageLine.contains("Outside changes arrived: 1 record on screen changed.")
+        }
+        #expect(said, "\(harness.messageLine)")
+    }
+
     @Test func indexMakesAnIndexOnTheFocusedColumnOnce() throws {
         let place = try Self.place()
         let harness = place.harness

@@ -255,7 +255,7 @@ public final class CardfileApp {
                 // A result still on the line (a save, an export, an error) keeps its time: the
                 // rows on screen show the changes anyway.
                 if let change = try list.live.update(now: now), change.includesOutsideChanges, form == nil, !(notice?.isAResult ?? false),
-                   !change.isEmpty || container.liveRefresh(of: list.table.name) != .polled {
+                   Self.recordsChanged(change) > 0 || container.liveRefresh(of: list.table.name) != .polled {
                     // (A poll looks again whenever any transaction wrote, this editor's rolled-back
                     // rehearsals too: one that finds nothing changed on screen says nothing.)
                     show(Self.outsideChangeSentence(change), role: .accent, now: now)
@@ -368,9 +368,14 @@ public final class CardfileApp {
                         aboutAWaitingJump: aboutAWaitingJump, screen: role == .error ? nil : screens.topNumber)
     }
 
+    /// How many records on screen a refresh added, removed, changed or moved.
+    static func recordsChanged(_ change: WindowChange) -> Int {
+        Set(change.inserted + change.deleted + change.updated + change.moved).count
+    }
+
     /// What the list says when a refresh brought another program's changes.
     static func outsideChangeSentence(_ change: WindowChange) -> String {
-        let rows = Set(change.inserted + change.deleted + change.updated + change.moved).count
+        let rows = recordsChanged(change)
         return rows == 0 ? "Outside changes arrived." : "Outside changes arrived: \(rows) record\(rows == 1 ? "" : "s") on screen changed."
     }
 
