@@ -204,7 +204,12 @@ struct PostgresCommandTests {
         try first.send(keys: ["C-u"])
         try first.send(literal: "God Emperor")
         try first.send(keys: ["C-s"])
-        try first.waitFor { $0.contains("Saved.") }
+        // (The first's "Saved." from its earlier save may still be on its screen: its commit
+        // is waited for on the server, so the second is the one to save second.)
+        let deadline = Date().addingTimeInterval(20)
+        while try server.psql(database, "SELECT title FROM books WHERE id = 1") != "God Emperor", Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         try second.send(keys: ["C-s"])
         let dialog = try second.waitFor { $0.contains("Changed elsewhere") }
         #expect(dialog.contains("God Emperor") && dialog.contains("Children of Dune"), "\(dialog)")
