@@ -63,7 +63,7 @@ extension Cardfile {
             let path: String
             if let file, PostgresLocation.isURL(file) {
                 if wal || create { throw fail("--wal and --create are for SQLite files, not a PostgreSQL database") }
-                (container, path) = try PostgresOpen.container(file, table: table, readOnly: readOnly)
+                (container, path) = try PostgresOpen.container(file, table: table, readOnly: readOnly, history: noHistory ? nil : HistoryFolder.settings())
             } else {
                 path = try databasePath()
                 if wal, readOnly { throw fail("--wal changes the file, so it cannot go with --read-only") }
@@ -288,7 +288,7 @@ extension Cardfile {
             let container: Container
             if PostgresLocation.isURL(database) {
                 if options.create { throw fail("--create is not available on PostgreSQL yet: make the table first (in psql), then import into it.") }
-                container = try PostgresOpen.container(database, table: table, readOnly: false).0
+                container = try PostgresOpen.container(database, table: table, readOnly: false, history: noHistory ? nil : HistoryFolder.settings()).0
             } else {
                 if options.create {
                     do { creating = try TableCreator.plan(database: database, file: file, options: options) } catch { throw fail(error.description) }

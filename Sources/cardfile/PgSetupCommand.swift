@@ -8,11 +8,13 @@ extension Cardfile {
     struct PgSetup: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "pg-setup",
-            abstract: "Make PostgreSQL tables announce their changes, so editors refresh at once (live: notify) instead of polling.",
+            abstract: "Make PostgreSQL tables announce their changes (editors refresh at once) and keep Cardfile's history of saves.",
             discussion: """
                 Adds statement-level triggers to each table (every table with a primary key in the \
-                search path, or those given) and one function in a schema named cardfile. Running it \
-                again is harmless; --remove takes the triggers away (and, without --table, the schema). \
+                search path, or those given), and functions and the history journal (the tables \
+                history_entry and history_change, which keep Cardfile's saves for :history and Alt-U) \
+                in a schema named cardfile. Running it again is harmless; --remove takes the triggers \
+                away (and, without --table, the journal and the schema). \
                 \(NotifySetup.rightsNeeded).
                 """)
 
@@ -72,9 +74,9 @@ extension Cardfile {
                 if !table.isEmpty {
                     Output.say("Removed the triggers of \(done) of \(outcomes.count) tables.")
                 } else if schemaDropped {
-                    Output.say("Removed the triggers and the schema \(NotifySetup.schema).")
+                    Output.say("Removed the triggers, the history journal and the schema \(NotifySetup.schema).")
                 } else {
-                    Output.say("Removed the triggers and the function; the schema \(NotifySetup.schema) holds other things of yours and was kept.")
+                    Output.say("Removed the triggers, the functions and the history journal; the schema \(NotifySetup.schema) holds other things of yours and was kept.")
                 }
             } else {
                 let announced = outcomes.filter { $0.1 == .installed }.count

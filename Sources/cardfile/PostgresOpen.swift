@@ -42,14 +42,15 @@ enum PostgresOpen {
     }
 
     /// A container on the database `url` names, after ``check(_:table:)``; the location as
-    /// messages may show it (password masked).
-    static func container(_ url: String, table: String?, readOnly: Bool) throws -> (Container, String) {
+    /// messages may show it (password masked). `history` asks for the server's journal (kept
+    /// when `cardfile pg-setup` installed it).
+    static func container(_ url: String, table: String?, readOnly: Bool, history: HistorySettings? = nil) throws -> (Container, String) {
         let (session, _) = try check(url, table: table)
         let location = session.location
         session.close()
         do {
             let engine = try PostgresEngine(location)
-            return (try Container(engine: engine, options: StoreOptions(readOnly: readOnly)), location.description)
+            return (try Container(engine: engine, options: StoreOptions(readOnly: readOnly, history: history)), location.description)
         } catch let error as PostgresProblem {
             throw fail(error.message)
         } catch {

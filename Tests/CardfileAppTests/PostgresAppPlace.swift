@@ -12,13 +12,21 @@ final class PostgresAppPlace {
     let engine: PostgresEngine
     let harness: AppHarness
 
-    init(_ sql: String, table: String) throws {
+    /// With `history`, the editor keeps the server's history, and `pg-setup` is run first
+    /// unless `setUp` says otherwise.
+    init(_ sql: String, table: String, history: Bool = false, setUp: Bool? = nil) throws {
         server = try PostgresTestServer.current()
         database = try server.makeDatabase()
         _ = try server.psql(database, sql)
         let location = try PostgresLocation.resolve(server.url(database: database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location
+        if setUp ?? history {
+            let session = try PostgresSession.open(location)
+            defer { session.close() }
+            let catalog = PostgresCatalog(session: session)
+            _ = try NotifySetup(session: session).install(try catalog.relations().map { try catalog.describe($0) })
+        }
         engine = try PostgresEngine(location)
-        let container = try Container(engine: engine, options: StoreOptions())
+        let container = try Container(engine: engine, options: StoreOptions(history: history ? HistorySettings(folder: "/nonexistent") : nil))
         harness = try AppHarness(container: container, size: Size(width: 120, height: 20), options: CardfileApp.Options(table: table))
     }
 

@@ -341,7 +341,7 @@ struct PostgresCommandTests {
 
         let removed = try Self.cardfile(["pg-setup", url, "--remove"])
         #expect(removed.status == 0, "\(removed.errors)")
-        #expect(removed.output.contains("Removed the triggers and the schema cardfile."), "\(removed.output)")
+        #expect(removed.output.contains("Removed the triggers, the history journal and the schema cardfile."), "\(removed.output)")
         #expect(try server.psql(database, "SELECT count(*) FROM pg_trigger WHERE tgname LIKE 'cardfile_notify_%'") == "0")
         #expect(try server.psql(database, "SELECT count(*) FROM pg_namespace WHERE nspname = 'cardfile'") == "0")
     }

@@ -14,7 +14,7 @@ extension CardfileApp {
         guard let history = container.history else { return replayBulkChange(in: list, redo: redo, now: now) }
         let table = list.table.name
         // (A table the journal does not keep: this run's bulk edits, as without history.)
-        if Self.historyGap(list.table) != nil { return replayBulkChange(in: list, redo: redo, now: now) }
+        if history.whyNotKept(list.table) != nil { return replayBulkChange(in: list, redo: redo, now: now) }
         // (Entries of saves just made may still be on their way to the journal.)
         history.flush()
         let step: HistoryStep?
@@ -144,7 +144,7 @@ extension CardfileApp {
         guard let id = target, !id.isTemporary else {
             return show(form != nil ? "This record is not saved yet: it has no history." : "Select a record first.", role: .warning, now: now)
         }
-        if let table = container.schema.table(named: id.table), let why = Self.historyGap(table) {
+        if let table = container.schema.table(named: id.table), let why = history.whyNotKept(table) {
             return show("No history of \(table.name): \(why).", role: .warning, now: now)
         }
         history.flush()
@@ -154,16 +154,6 @@ extension CardfileApp {
             overlay = .history(HistoryPanel(id: id, title: Self.name(id), versions: versions, timeText: { Self.timeText($0, now: wall) }))
         } catch {
             show(error.message(notDone: "No history shown"), role: .error, now: now)
-        }
-    }
-
-    /// Why the journal keeps no changes of `table`; nil when it does.
-    static func historyGap(_ table: TableSchema) -> String? {
-        if table.isView { return "a view's changes are kept under its tables" }
-        guard !HistoryJournal.keeps(table) else { return nil }
-        switch table.primaryKey {
-        case .implicitRowid, .unidentifiable: return "it has no declared primary key, and the history names records by their key"
-        default: return "a WITHOUT ROWID table with virtual generated columns, whose changes this SQLite does not give in a steady order"
         }
     }
 

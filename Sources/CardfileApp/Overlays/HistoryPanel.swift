@@ -3,7 +3,7 @@ import CardfileTerminal
 import Foundation
 
 /// A record's saved versions (`:history`), newest first, then the record as first seen: each
-/// with its time, what made it, and the fields it changed, old → new. ↑ ↓ choose one, End
+/// with its time, what made it (and who, on a shared journal), and the fields it changed, old → new. ↑ ↓ choose one, End
 /// goes to the oldest, Enter puts its values in the record's form as edits.
 struct HistoryPanel: ChoosingPanel {
     let id: ObjectID
@@ -98,7 +98,9 @@ struct HistoryPanel: ChoosingPanel {
         case .insert: "added: " + change.fields.map { "\($0.name): \(Self.shown($0.new ?? .null))" }.joined(separator: "; ")
         case .delete: "deleted"
         }
-        return (timeText(version.entry.time), version.entry.source.words, fields)
+        // (On a journal a team shares, who made it: `form by alice`.)
+        let what = version.entry.source.words + (version.entry.author.map { " by \($0)" } ?? "")
+        return (timeText(version.entry.time), what, fields)
     }
 
     private static func shown(_ value: Value) -> String {
@@ -115,7 +117,7 @@ struct HistoryPanel: ChoosingPanel {
         let surface = Style(foreground: .text, background: .surface)
         let rows = texts
         let whenWidth = min(19, rows.map(\.when.displayWidth).max() ?? 0)
-        let whatWidth = min(17, rows.map(\.what.displayWidth).max() ?? 0)
+        let whatWidth = min(24, rows.map(\.what.displayWidth).max() ?? 0)
         let shown = visibleRows(in: area)
         for offset in 0..<min(shown, max(0, rowCount - scroll)) {
             let row = scroll + offset

@@ -11,13 +11,15 @@ public struct PostgresCatalog: Sendable {
 
     /// The tables and views (ordinary, partitioned, foreign, materialized) of the schemas in the
     /// search path, in the path's order and then by name. Partitions are left out: their
-    /// parent shows their rows. Relations this user may not read are left out too.
+    /// parent shows their rows. Relations this user may not read are left out too, and so is
+    /// Cardfile's own history journal (a user named `cardfile` has its schema in the path).
     public func relations() throws(PostgresProblem) -> [PostgresRelation] {
         let rows = try session.rows(PostgresQuery(unsafeSQL: Self.relationColumns + """
             WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f')
               AND n.nspname = ANY (current_schemas(false))
               AND NOT c.relispartition
               AND has_table_privilege(c.oid, 'SELECT')
+              AND NOT (n.nspname = '\(NotifySetup.schema)' AND c.relname IN (\(JournalSetup.tables.map { "'\($0)'" }.joined(separator: ", "))))
             ORDER BY array_position(current_schemas(false), n.nspname), c.relname
             """))
         return try rows.map { row throws(PostgresProblem) in try Self.relation(from: row) }

@@ -37,7 +37,7 @@ public struct NotifySetup: Sendable {
     ]
 
     /// Marks the function's version in its body: a setup finding an older one replaces it.
-    static let version = "cardfile notify_change version 2"
+    static let version = "cardfile notify_change version 3"
 
     public let session: PostgresSession
 
@@ -77,8 +77,9 @@ public struct NotifySetup: Sendable {
         }
     }
 
-    /// Drops each table's triggers; with `everything`, also the function (and with it the
-    /// triggers of every other table) and then the schema, only if nothing else is in it: a
+    /// Drops each table's triggers; with `everything`, also the functions (and with them the
+    /// triggers of every other table), the history journal's tables, and then the schema,
+    /// only if nothing else is in it: a
     /// schema named `cardfile` that holds a person's own tables is never dropped with them.
     /// Returns whether the schema went.
     @discardableResult
@@ -98,6 +99,12 @@ public struct NotifySetup: Sendable {
         guard everything else { return (outcomes, false) }
         let schema = PostgresName.quoted(Self.schema)
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).notify_change() CASCADE"))
+        // The history journal goes too: everything Cardfile put in the database.
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_begin(text, text, bigint[], boolean, bigint)"))
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_key(anyelement)"))
+        for table in JournalSetup.tables.reversed() {
+            try session.run(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(schema).\(PostgresName.quoted(table))"))
+        }
         do {
             try session.run(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema)"))   // no CASCADE
             return (outcomes, true)
@@ -139,7 +146,12 @@ public struct NotifySetup: Sendable {
             // Every role that adds the triggers to its tables calls the function through it.
             try session.run(PostgresQuery(unsafeSQL: "GRANT USAGE ON SCHEMA \(PostgresName.quoted(Self.schema)) TO PUBLIC"))
         }
-        if !isCurrent { try session.run(PostgresQuery(unsafeSQL: Self.functionSQL)) }
+        if !isCurrent {
+            // (The journal's tables first: the function names them.)
+            for statement in JournalSetup.tablesSQL + [JournalSetup.beginFunctionSQL, JournalSetup.keyFunctionSQL, Self.functionSQL] {
+                try session.run(PostgresQuery(unsafeSQL: statement))
+            }
+        }
     }
 
     /// The partitions of a partitioned table, at every level, as quoted names; none for others.
@@ -210,11 +222,17 @@ public struct NotifySetup: Sendable {
             payload text;
             table_schema text := TG_TABLE_SCHEMA;
             table_name text := TG_TABLE_NAME;
+            root_id oid := coalesce(pg_partition_root(TG_RELID), TG_RELID);
+            entry_id bigint;
+            row_limit bigint;
+            changed bigint;
+            kept bigint;
+            keeping boolean;
         BEGIN
             -- A partition's changes are announced as its partitioned table's.
             SELECT n.nspname, c.relname INTO table_schema, table_name
               FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-             WHERE c.oid = coalesce(pg_partition_root(TG_RELID), TG_RELID);
+             WHERE c.oid = root_id;
             IF TG_OP <> 'TRUNCATE' AND TG_NARGS > 0 THEN
                 SELECT string_agg(format('r.%I::text', argument), ', ' ORDER BY position)
                   INTO key_list
@@ -242,6 +260,8 @@ public struct NotifySetup: Sendable {
                     keys := NULL;
                 END IF;
             END IF;
+            -- Cardfile's own writes are recorded in its history journal (see JournalSetup).
+        \(JournalSetup.captureBlock)
             payload := jsonb_build_object('schema', table_schema, 'table', table_name, 'op', lower(TG_OP), 'keys', keys)::text;
             IF octet_length(payload) > 7900 THEN
                 payload := jsonb_build_object('schema', table_schema, 'table', table_name, 'op', lower(TG_OP), 'keys', NULL)::text;

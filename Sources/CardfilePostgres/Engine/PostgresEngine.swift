@@ -65,6 +65,15 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// The tables (by their names in the schema) that take `COPY`, partitioned or not (views
     /// do not), and which.
     private let copyable = NIOLockedValueBox<[String: PostgresRelation.Kind]>([:])
+    /// The tables of the schema by object id, and each one's id by its store name (made by
+    /// ``readSchema()``): the history journal names tables by id.
+    private let relationIDs = NIOLockedValueBox((tables: [Int64: TableSchema](), ids: [String: Int64]()))
+    /// The most records one change keeps in the history journal, set on the writer as
+    /// `cardfile.capture` (nil: no history is kept); touched under `writing`.
+    private var captureLimit: Int?
+    /// Whether the writer's session has `cardfile.capture` set (touched under `writing`).
+    private var writerCaptures = false
+
     /// Set by ``close()``: a feed put back after it is closed instead.
     private let closed = NIOLockedValueBox(false)
 
@@ -248,7 +257,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
 
     /// An import on a connection of its own (``PostgresImport``), ended with the others when
     /// the server stops answering (``abandonConnections()``).
-    package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String) throws -> any EngineImport {
+    package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String, history: HistoryNote?) throws -> any EngineImport {
         try failIfUnreachable()
         let kind = copyable.withLockedValue { $0[table.name] }
         if kind == nil, mode == .upsert || mode == .replace {
@@ -261,7 +270,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
             transfers.withLockedValue { $0[id] = session }
             return try PostgresImport(
                 session: session, table: table, byCopy: kind != nil, plainTable: kind == .table, mode: mode, atomic: atomic,
-                stopAtFirst: stopAtFirst, file: file, closed: { [transfers] in _ = transfers.withLockedValue { $0.removeValue(forKey: id) } })
+                stopAtFirst: stopAtFirst, file: file, journal: journalBegin(history), closed: { [transfers] in _ = transfers.withLockedValue { $0.removeValue(forKey: id) } })
         } catch {
             throw PostgresImport.storeError(error, server: place.serverName)
         }
@@ -299,6 +308,66 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         return rows.map { .written(rows: $0) } ?? .cancelled
     }
 
+    // MARK: - History
+
+    /// The journal `cardfile pg-setup` installs on the server (see ``JournalSetup``); none
+    /// when it is not installed, or this user may not write it. From now on the writer's
+    /// transactions are recorded, each change keeping at most `settings.capacity / 640`
+    /// records (100,000 by default, about the quarter of the capacity a file's journal keeps
+    /// whole). The journal is pruned to the capacity in the background.
+    package func openJournal(_ settings: HistorySettings) -> (journal: (any EngineJournal)?, problem: String?) {
+        let installed: Bool
+        do {
+            installed = try read { session in
+                try session.firstRow("""
+                    SELECT to_regclass('\(NotifySetup.schema).history_change') IS NOT NULL
+                       AND to_regprocedure('\(NotifySetup.schema).history_begin(text, text, bigint[], boolean, bigint)') IS NOT NULL
+                       AND has_table_privilege('\(NotifySetup.schema).history_entry', 'INSERT, UPDATE')
+                    """, [])?.first == .boolean(true)
+            }
+        } catch {
+            return (nil, "the history journal could not be looked for: \(error)")
+        }
+        guard installed else {
+            return (nil, "this database has no history journal yet (cardfile pg-setup URL installs it, with the triggers), or you may not write it")
+        }
+        let limit = max(1, settings.capacity / 640)
+        writing.lock()
+        captureLimit = limit
+        writerCaptures = false
+        writing.unlock()
+        let journal = ServerJournal(engine: self, rowLimit: limit)
+        Thread.detachNewThread { [self] in try? prune(to: settings.capacity) }
+        return (journal, nil)
+    }
+
+    /// The statement and values that begin a journaled transaction of an import (nil when
+    /// no history is kept).
+    private func journalBegin(_ note: HistoryNote?) -> PostgresQuery? {
+        guard let note, let limit = writing.withLock({ captureLimit }) else { return nil }
+        return try? PostgresEngineSession.query(ServerJournal.beginSQL, ServerJournal.arguments(note, limit: limit))
+    }
+
+    /// Drops the oldest entries while the journal's changes take more than `capacity` bytes
+    /// (as stored). Looked at only when the table itself is larger (a cheap check): a table
+    /// emptied by pruning stays large until vacuumed, and is then summed once a start.
+    private func prune(to capacity: Int) throws {
+        try write(lockWait: .seconds(1), oneStatement: false) { session in
+            let schema = "\"\(NotifySetup.schema)\""
+            guard let size = try session.integer("SELECT pg_total_relation_size('\(NotifySetup.schema).history_change')", []), size > capacity else { return }
+            // (An import's batches go together: half an import is not something to undo.)
+            _ = try session.execute("""
+                WITH cut AS (
+                    SELECT max(entry) AS id FROM (
+                        SELECT entry, sum(sum(coalesce(pg_column_size(old), 0) + coalesce(pg_column_size(new), 0))) OVER (ORDER BY entry DESC) AS newer
+                        FROM \(schema).history_change GROUP BY entry) s
+                    WHERE newer > ?)
+                DELETE FROM \(schema).history_entry e USING cut
+                WHERE e.id <= cut.id OR e.grp IN (SELECT grp FROM \(schema).history_entry WHERE id <= cut.id AND grp IS NOT NULL)
+                """, [.integer(Int64(capacity))])
+        }
+    }
+
     /// Every table and view of the search path (in path order, as the catalog lists them),
     /// each described; a table the user may not read is not listed.
     package func readSchema() throws -> DatabaseSchema {
@@ -309,6 +378,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         var named: [PendingChanges.QualifiedName: String] = [:]
         var heard = Set<String>()
         var takesCopy: [String: PostgresRelation.Kind] = [:]
+        var byOID: [Int64: TableSchema] = [:]
+        var idOf: [String: Int64] = [:]
         try answering { () throws(PostgresProblem) in
             let withTriggers = try NotifySetup(session: session).announcedTables()
             let relations = try catalog.relations()
@@ -318,14 +389,26 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                 tables.append(table)
                 if relation.kind == .table || relation.kind == .partitionedTable { takesCopy[table.name] = relation.kind }
                 named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
+                byOID[relation.oid] = table
+                idOf[table.name] = relation.oid
                 if withTriggers.contains(relation.oid) { heard.insert(table.name) }
             }
         }
         names.withLockedValue { $0 = named }
         announced.withLockedValue { $0 = heard }
         copyable.withLockedValue { $0 = takesCopy }
+        relationIDs.withLockedValue { $0 = (byOID, idOf) }
         return DatabaseSchema(tables: tables)
     }
+
+    /// The table of the last schema read with object id `oid`.
+    func tableSchema(withOID oid: Int64) -> TableSchema? { relationIDs.withLockedValue { $0.tables[oid] } }
+
+    /// The table of the last schema read named `name` (its store name).
+    func tableSchema(named name: String) -> TableSchema? { oid(of: name).flatMap(tableSchema(withOID:)) }
+
+    /// The object id of the table the store names `name`.
+    func oid(of name: String) -> Int64? { relationIDs.withLockedValue { $0.ids[name] } }
 
     /// What other connections (and our own writes' cascades) committed since the last call,
     /// by table:
@@ -447,6 +530,11 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                     try writer.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(milliseconds)"))
                     writerLockWait = milliseconds
                 }
+                // Cardfile's writes are journaled by the triggers (see ``ServerJournal``).
+                if let captureLimit, !writerCaptures {
+                    try writer.run(PostgresQuery(unsafeSQL: "SET cardfile.capture = '\(captureLimit)'"))
+                    writerCaptures = true
+                }
                 if !oneStatement { try writer.run("BEGIN") }
                 break
             } catch {
@@ -494,6 +582,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         try? writer.run("RESET ALL")
         try? writer.run("SELECT pg_advisory_unlock_all()")
         writerLockWait = nil
+        writerCaptures = false
     }
 
     /// Opens the writing connection again (under `writing`).
@@ -501,6 +590,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         writer = try opening { () throws(PostgresProblem) in try PostgresSession.open(place) }
         currentWriter.withLockedValue { $0 = writer }
         writerLockWait = nil
+        writerCaptures = false
     }
 
     /// Whether `transaction` (a `txid_current()`) committed, asked on a connection of its own

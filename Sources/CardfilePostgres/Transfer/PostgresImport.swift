@@ -33,10 +33,13 @@ final class PostgresImport: EngineImport {
     /// A refused row was met with `stopAtFirst`: nothing more is written.
     private var stopped = false
     private let closed: () -> Void
+    /// The statement that names each of the import's transactions in the history journal
+    /// (see ``ServerJournal``); nil when no history is kept.
+    private let journal: PostgresQuery?
 
     /// An import on `session` (opened for it; closed by ``close()``, which then calls `closed`).
     init(session: PostgresSession, table: TableSchema, byCopy: Bool, plainTable: Bool, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool,
-         file: String, closed: @escaping () -> Void) throws(PostgresProblem) {
+         file: String, journal: PostgresQuery? = nil, closed: @escaping () -> Void) throws(PostgresProblem) {
         self.session = session
         executor = ThreadExecutor(name: "cardfile import")
         self.table = table
@@ -47,6 +50,7 @@ final class PostgresImport: EngineImport {
         self.stopAtFirst = stopAtFirst
         self.file = file
         self.closed = closed
+        self.journal = journal
         notNull = table.columns.map(\.isNotNull)
         if atomic {
             do {
@@ -104,6 +108,7 @@ final class PostgresImport: EngineImport {
     private func begin() throws(PostgresProblem) {
         try session.run("BEGIN")
         inTransaction = true
+        if let journal { try session.run(journal) }
     }
 
     /// The store's error for a failure that ends the import (not a row's refusal).

@@ -187,8 +187,7 @@ extension Container {
     private func apply(_ plans: [BulkPlan], entity: Entity, overwriting: [ObjectID: [Value]?], namingAtMost naming: Int,
                        history: HistoryNote?, waits: Bool, progress: (Int) -> Void) throws(StoreError) -> [BulkApplication] {
         let dialect = entity.table.dialect
-        return try bulkWrite(entity: entity) { session, note in
-            note.history = history
+        return try bulkWrite(entity: entity, history: history) { session, note in
             // (Undone until the commit: a child may come back before its parent.)
             _ = try session.execute(dialect.deferForeignKeys.sql, [])
             var results: [BulkApplication] = []
@@ -277,10 +276,10 @@ extension Container {
     }
 
     /// One write transaction of a bulk edit, its errors in the store's words.
-    private func bulkWrite<T>(entity: Entity, _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws(StoreError) -> T {
+    private func bulkWrite<T>(entity: Entity, history: HistoryNote? = nil, _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws(StoreError) -> T {
         try storeErrors(path: core.path) {
             do {
-                return try core.transaction(origin: .batch, body)
+                return try core.transaction(origin: .batch, history: history, body)
             } catch let error as StoreError {
                 throw error
             } catch {

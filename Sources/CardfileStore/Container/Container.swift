@@ -148,19 +148,25 @@ public final class Container: Sendable {
     }
 
     /// A container on `engine` (PostgreSQL): its tables as the engine describes them, a view
-    /// context that merges every commit, and no history (``historyProblem`` says so) or file
-    /// to watch.
+    /// context that merges every commit, the engine's own journal when `options` asks for
+    /// history and the engine keeps one (``historyProblem`` says why not), and no file to watch.
     package init(engine: any StoreEngine, options: StoreOptions = StoreOptions()) throws(StoreError) {
         let schema: DatabaseSchema
+        var journalProblem: String?
         do {
             schema = try engine.readSchema()
-            core = try StoreCore(engine: engine, schema: schema, descriptions: options.entities, busyTimeout: options.busyTimeout, readOnly: options.readOnly)
+            // (Kept only when asked for, and never read-only: nothing is written then.)
+            var journal: (journal: (any EngineJournal)?, problem: String?) = (nil, nil)
+            if let settings = options.history, !options.readOnly { journal = engine.openJournal(settings) }
+            journalProblem = journal.problem
+            core = try StoreCore(engine: engine, schema: schema, descriptions: options.entities, busyTimeout: options.busyTimeout, readOnly: options.readOnly,
+                                 journal: journal.journal)
         } catch let error as StoreError {
             throw error
         } catch {
             throw StoreError.cannotOpen(path: engine.location, detail: String(describing: error))
         }
-        historyProblem = "\(engine.name) tables have none in Cardfile yet; Alt-U undoes this session's :set and :delete"
+        historyProblem = journalProblem
         viewContext = ObjectContext(
             core: core, parent: nil, identity: core.makeIdentity(name: "view context", role: .view),
             mergePolicy: options.viewContextMergePolicy, automaticallyMergesChanges: true)

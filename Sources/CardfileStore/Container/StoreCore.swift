@@ -43,6 +43,9 @@ final class StoreCore: Sendable {
     /// Where every write is journaled; nil with `--no-history`, read-only, or when the
     /// journal could not be opened.
     let journal: HistoryJournal?
+    /// The engine's own journal, written in the same transactions as the writes it records;
+    /// nil on SQLite, and when the engine keeps none.
+    let engineJournal: (any EngineJournal)?
 
     init(
         path: String, watch: FileWatch, writer: (any DatabaseWriter)?, reader: any DatabaseReader, readOnlyReason: ReadOnlyReason?,
@@ -51,6 +54,7 @@ final class StoreCore: Sendable {
     ) throws {
         self.path = path
         self.journal = journal
+        engineJournal = nil
         self.watch = watch
         self.engine = nil
         self.defaultBusyTimeout = .milliseconds(Int64(busyTimeout * 1000))
@@ -74,11 +78,13 @@ final class StoreCore: Sendable {
         }
     }
 
-    /// A core on `engine`: its schema, no history, no file to watch.
-    init(engine: any StoreEngine, schema: DatabaseSchema, descriptions: [EntityDescription], busyTimeout: TimeInterval, readOnly: Bool = false) throws {
+    /// A core on `engine`: its schema, the engine's journal when it keeps one, no file to watch.
+    init(engine: any StoreEngine, schema: DatabaseSchema, descriptions: [EntityDescription], busyTimeout: TimeInterval, readOnly: Bool = false,
+         journal engineJournal: (any EngineJournal)? = nil) throws {
         path = engine.location
         self.engine = engine
         journal = nil
+        self.engineJournal = engineJournal
         watch = nil
         writer = nil
         reader = nil
@@ -290,10 +296,16 @@ final class StoreCore: Sendable {
     }
 
     /// ``write(origin:busyTimeout:bulkTables:_:)`` with a session of the engine;
-    /// `oneStatement` as ``StoreEngine/write(lockWait:oneStatement:_:)`` has it.
-    func transaction<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, oneStatement: Bool = false, _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws -> T {
+    /// `oneStatement` as ``StoreEngine/write(lockWait:oneStatement:_:)`` has it. `history`
+    /// names the write in the journal when its origin does not say enough (an undo, a
+    /// statement of the SQL screen).
+    func transaction<T>(origin: SaveOrigin, busyTimeout: Duration? = nil, oneStatement: Bool = false, history: HistoryNote? = nil,
+                        _ body: (any EngineSession, inout WriteAnnotation) throws -> T) throws -> T {
         guard let engine else {
-            return try write(origin: origin, busyTimeout: busyTimeout) { db, note in try body(SQLiteSession(db), &note) }
+            return try write(origin: origin, busyTimeout: busyTimeout) { db, note in
+                if let history { note.history = history }
+                return try body(SQLiteSession(db), &note)
+            }
         }
         if let readOnlyReason { throw StoreError.readOnly(readOnlyReason) }
         guard writeGate.enter(urgentUntil: busyTimeout.map { Date(timeIntervalSinceNow: Double(Self.milliseconds($0)) / 1000) }) else {
@@ -301,7 +313,14 @@ final class StoreCore: Sendable {
         }
         defer { writeGate.leave() }
         var note = WriteAnnotation(origin: origin)
-        let result = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout, oneStatement: oneStatement) { session in try body(session, &note) }
+        note.history = history
+        // A write other than a form's save is named in the journal first (its entry), so it
+        // is a transaction even when it is one statement.
+        let journaled = engineJournal.map { ($0, historyNote(for: note)) }.flatMap { $0.1.isDefault ? nil : $0 }
+        let result = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout, oneStatement: oneStatement && journaled == nil) { session in
+            if let (journal, named) = journaled { try journal.begin(named, in: session) }
+            return try body(session, &note)
+        }
         // No hook names what the engine's triggers or cascades changed: the event is what the
         // code wrote (the change feed brings the rest).
         if let event = CommitObserver.event(
@@ -314,6 +333,15 @@ final class StoreCore: Sendable {
 
     /// How the journal names a write: as its code said, or by its origin (a form's save goes
     /// through the view context; an import's batches through the importer's, one group).
+    /// Journals an undo or redo that wrote nothing: its entries count as undone (or redone)
+    /// all the same.
+    func journalWithoutWriting(_ note: HistoryNote) throws(StoreError) {
+        if let journal { journal.append(changes: [], note: note, time: Date(), evenIfEmpty: true) }
+        if let engineJournal {
+            try storeErrors(path: path) { try engineJournal.markWithoutWriting(note) }
+        }
+    }
+
     func historyNote(for note: WriteAnnotation) -> HistoryNote {
         if let history = note.history { return history }
         switch note.origin {

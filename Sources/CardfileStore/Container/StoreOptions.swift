@@ -21,7 +21,8 @@ public struct StoreOptions: Sendable {
     /// WAL file they did not ask for. Ignored when read-only.
     public var switchToWAL: Bool
     /// Where to journal every save (see ``HistoryJournal``); nil keeps no history
-    /// (`--no-history`). A read-only container keeps none either.
+    /// (`--no-history`). A read-only container keeps none either. On an engine that keeps its
+    /// own journal (PostgreSQL's, see ``HistoryKeeping``) only the capacity counts.
     public var history: HistorySettings?
 
     public init(

@@ -83,7 +83,9 @@ extension ObjectContext {
     /// dialog's Take theirs, or choices that left nothing to save).
     public func recordWritten(_ step: HistoryStep) {
         let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
-        core.journal?.append(changes: [], note: note, time: Date(), evenIfEmpty: true)
+        // (A journal that cannot be written now leaves the entries as they were: undoing them
+        // again finds the records already so, and writes nothing.)
+        try? core.journalWithoutWriting(note)
     }
 
     /// Puts back objects an ``absorb(_:)`` replaced, then re-reads them from the source (a

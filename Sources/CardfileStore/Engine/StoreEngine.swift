@@ -73,10 +73,15 @@ package protocol StoreEngine: AnyObject, Sendable {
     var importBatchRows: Int { get }
 
     /// Begins an import into `table` on a connection of the import's own (see
-    /// ``EngineImport``); refused rows are named in `file`'s words. With `stopAtFirst`
+    /// ``EngineImport``); refused rows are named in `file`'s words. Each of its transactions
+    /// is journaled as `history` says (nil: not journaled). With `stopAtFirst`
     /// (`--on-error abort`) nothing after the first refused row is written.
     /// - Throws: ``StoreError`` when no connection could be opened.
-    func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String) throws -> any EngineImport
+    func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String, history: HistoryNote?) throws -> any EngineImport
+
+    /// The engine's own journal of the store's writes, kept from now on by `settings`'
+    /// capacity; nil with the reason, in a person's words, when the engine keeps none here.
+    func openJournal(_ settings: HistorySettings) -> (journal: (any EngineJournal)?, problem: String?)
 
     /// Streams the rows of `select` out as CSV the engine writes itself (PostgreSQL's `COPY …
     /// TO STDOUT`), handing the bytes to `chunk` as they come, with the rows they hold. `select`'s columns are the

@@ -5,7 +5,7 @@ import Foundation
 extension Container {
     /// The journal of this file's saves; nil when no history is kept (see
     /// ``StoreOptions/history`` and ``historyProblem``).
-    public var history: HistoryJournal? { core.journal }
+    public var history: (any HistoryKeeping)? { core.journal ?? core.engineJournal }
 
     /// What to do with records that changed since the change being undone or redone.
     public enum ChangedSince: Sendable {
@@ -91,7 +91,7 @@ extension Container {
             result.written = writing
             // Nothing was written (all as the step leaves them already, or left): the save
             // journaled nothing, and the entries still count as undone (or redone).
-            if writing == 0 { core.journal?.append(changes: [], note: note, time: Date(), evenIfEmpty: true) }
+            if writing == 0 { try core.journalWithoutWriting(note) }
             return result
         }
         throw StoreError.conflicts(last)
@@ -138,14 +138,15 @@ extension Container {
     /// The records of `change` that hold something other than its `before` now: what
     /// ``apply(_:overwriting:namingAtMost:progress:)`` would leave alone, read without writing.
     private func changedSinceRecords(of change: BulkChange) throws(StoreError) -> [ObjectID: [Value]?] {
-        let schema = try core.entity(change.table).table
+        let entity = try core.entity(change.table)
+        let schema = entity.table
         let keys = change.records.keys.compactMap(\.primaryKeyValues)
         return try storeErrors(path: core.path) {
-            try core.read { db in
+            try core.session(for: entity) { session in
                 var now: [ObjectID: [Value]] = [:]
                 for start in stride(from: 0, to: keys.count, by: Self.keyChunk) {
                     let chunk = Array(keys[start..<min(start + Self.keyChunk, keys.count)])
-                    for (id, values) in try Self.readValues(SQLiteSession(db), schema: schema, columns: change.columns, where: schema.keySetSQL(chunk)) { now[id] = values }
+                    for (id, values) in try Self.readValues(session, schema: schema, columns: change.columns, where: schema.keySetSQL(chunk)) { now[id] = values }
                 }
                 var changed: [ObjectID: [Value]?] = [:]
                 for (id, sides) in change.records where now[id] != sides.before { changed[id] = .some(now[id]) }

@@ -11,6 +11,17 @@ public struct HistoryEntry: Hashable, Sendable {
     /// False when the change was too large for the journal's cap (or not all of it could be
     /// named): its records were not kept, so it can be listed but not undone.
     public let isComplete: Bool
+    /// Who made it, on a journal a team shares (the server's user name); nil on a file's.
+    public let author: String?
+
+    public init(id: Int64, time: Date, source: HistorySource, recordCount: Int, isComplete: Bool, author: String? = nil) {
+        self.id = id
+        self.time = time
+        self.source = source
+        self.recordCount = recordCount
+        self.isComplete = isComplete
+        self.author = author
+    }
 }
 
 /// A record's version as `:history` lists it: the entry that made it and what it did to the
@@ -18,6 +29,11 @@ public struct HistoryEntry: Hashable, Sendable {
 public struct RecordVersion: Hashable, Sendable {
     public let entry: HistoryEntry
     public let change: RecordedChange
+
+    public init(entry: HistoryEntry, change: RecordedChange) {
+        self.entry = entry
+        self.change = change
+    }
 }
 
 /// What `:undo` or Alt-R would write: the entries it undoes (or writes again) and their
@@ -29,6 +45,12 @@ public struct HistoryStep: Hashable, Sendable {
     public let changes: [RecordedChange]
     /// True for a redo: the entries' own changes written again.
     public let isRedo: Bool
+
+    public init(entries: [HistoryEntry], changes: [RecordedChange], isRedo: Bool) {
+        self.entries = entries
+        self.changes = changes
+        self.isRedo = isRedo
+    }
 
     /// False when an entry's records were not kept (see ``HistoryEntry/isComplete``).
     public var isComplete: Bool { entries.allSatisfy(\.isComplete) }

@@ -28,7 +28,7 @@ public struct HistorySettings: Hashable, Sendable {
 /// has committed (gathered for a moment, so a burst is one commit): a save waits only for the
 /// recording, never for the journal's disk. Reads and ``flush()`` write what waits first, so
 /// they see every entry of a save that returned.
-public final class HistoryJournal: @unchecked Sendable {
+public final class HistoryJournal: HistoryKeeping, @unchecked Sendable {
     public let settings: HistorySettings
     /// The journal's file.
     public let file: String
@@ -250,6 +250,15 @@ public final class HistoryJournal: @unchecked Sendable {
         }
     }
 
+    public func whyNotKept(_ table: TableSchema) -> String? {
+        if table.isView { return "a view's changes are kept under its tables" }
+        guard !Self.keeps(table) else { return nil }
+        switch table.primaryKey {
+        case .implicitRowid, .unidentifiable: return "it has no declared primary key, and the history names records by their key"
+        default: return "a WITHOUT ROWID table with virtual generated columns, whose changes this SQLite does not give in a steady order"
+        }
+    }
+
     /// A record key as the journal looks it up: each value with its storage class, so the
     /// integer 1 and the text "1" are different keys.
     static func keyText(_ values: [Value]) -> String {
@@ -283,7 +292,7 @@ public final class HistoryJournal: @unchecked Sendable {
     }
 
     /// The entries (newest first), at most `limit`.
-    public func entries(limit: Int = 100) throws(StoreError) -> [HistoryEntry] {
+    public func entries(limit: Int) throws(StoreError) -> [HistoryEntry] {
         try reading { db in
             try Row.fetchAll(db, sql: "SELECT id, time, source, records, complete FROM entry ORDER BY id DESC LIMIT ?", arguments: [limit]).map(Self.entry)
         }

@@ -30,11 +30,20 @@ public enum HistorySource: String, Hashable, Sendable, CaseIterable {
 }
 
 /// How a write is to be journaled, when the writer says more than its origin does.
-struct HistoryNote: Hashable, Sendable {
-    var source: HistorySource
+package struct HistoryNote: Hashable, Sendable {
+    package var source: HistorySource
     /// Entries that this write undoes (for `.undo`) or writes again (for `.redo`).
-    var undoing: [Int64] = []
+    package var undoing: [Int64] = []
     /// Writes of one action journaled apart (an import's batches) share a group, which
     /// `:undo` takes whole.
-    var group: String?
+    package var group: String?
+
+    package init(source: HistorySource, undoing: [Int64] = [], group: String? = nil) {
+        self.source = source
+        self.undoing = undoing
+        self.group = group
+    }
+
+    /// True for a form's save, which a journal takes as the default: nothing to say first.
+    package var isDefault: Bool { source == .form && undoing.isEmpty && group == nil }
 }

@@ -84,8 +84,10 @@ public final class Importer {
                 // The engine writes the rows, on a connection of the import's own.
                 // (All or nothing stops at its first refused row too: the rest is rolled back anyway,
                 // and each refused row costs the server a round trip.)
+                // (The group is named apart from every other client's on a shared journal.)
+                let history = core.engineJournal.map { _ in HistoryNote(source: .import, group: "import-" + UUID().uuidString) }
                 let load = try engine.beginImport(into: entity.table, mode: options.mode, atomic: options.atomic,
-                                                  stopAtFirst: options.onError == .abort || options.atomic, file: fileName)
+                                                  stopAtFirst: options.onError == .abort || options.atomic, file: fileName, history: history)
                 defer { load.close() }
                 try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
                     try load.write(rows)

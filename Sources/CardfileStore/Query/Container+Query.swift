@@ -105,7 +105,7 @@ extension Container {
         if let engine = core.engine {
             defer { engine.resetAfterTypedStatement() }
             return try statementErrors {
-                let changed = try core.transaction(origin: .batch) { session, note -> Int? in
+                let changed = try core.transaction(origin: .batch, history: HistoryNote(source: .sql)) { session, note -> Int? in
                     // (No hook names what the statement changed: its tables are invalidated.)
                     note.invalidated.formUnion(named.map(\.name))
                     if cancellation.isCancelled { throw StoreError.queryCancelled }

@@ -55,11 +55,11 @@ struct RootSave {
         // (Asked of an engine only: SQLite's saves take no round trips.)
         let records = core.engine == nil ? [] : try state.dirtyObjects.filter { id, object in object.hasPersistentChanges(entity: try core.entity(id.table)) }
         let oneStatement = records.count == 1 && !(records.first?.object.isInserted ?? true)
-        try core.transaction(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout, oneStatement: oneStatement) { db, note in
+        let history = context.historyNote.withLock { $0 }
+        try core.transaction(origin: .context(context.identity), busyTimeout: context.saveBusyTimeout, oneStatement: oneStatement, history: history) { db, note in
             // Events of commits made before this transaction began are already queued; apply
             // them now, reading through the writer, so snapshots are as fresh as they can be.
             try context.catchUp(&state, reading: db)
-            note.history = context.historyNote.withLock { $0 }
             outcomes = try write(state, db: db, note: &note)
         }
         for outcome in outcomes {

@@ -40,7 +40,7 @@ public struct TableSchema: Hashable, Sendable {
     public let source: String?
     /// What a select list reads each key term with (``PrimaryKey/keyExpressions``, or a key
     /// column as the engine reads that column).
-    let keyReadExpressions: [String]
+    package let keyReadExpressions: [String]
     /// Why the engine lets no record of it be changed, in words for the status bar (a
     /// PostgreSQL materialized view, a table without a primary key); nil when it may.
     public let readOnlyReason: String?
@@ -129,7 +129,7 @@ public struct TableSchema: Hashable, Sendable {
     }
 
     /// The key's columns, term by term (nil for the implicit rowid).
-    var keyColumns: [ColumnDescription?] {
+    package var keyColumns: [ColumnDescription?] {
         let names = primaryKey.columnNames
         return primaryKey.keyExpressions.indices.map { names.indices.contains($0) ? column(named: names[$0]) : nil }
     }

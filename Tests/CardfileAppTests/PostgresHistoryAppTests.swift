@@ -1,0 +1,98 @@
+@testable import CardfileApp
+import CardfilePostgres
+@testable import CardfileStore
+import CardfileTerminal
+import CardfileTestSupport
+import Foundation
+import Testing
+
+/// History in the editor on PostgreSQL, as a person meets it: Alt-U and Alt-R in a list after
+/// a form's save, the conflict dialog when psql changed the record since, and `:history` with
+/// each version's author; the server's journal of `pg-setup`, `psql` as the other writer.
+@Suite("History in the editor on PostgreSQL", .timeLimit(.minutes(10)))
+struct PostgresHistoryAppTests {
+    static func place(setUp: Bool = true) throws -> PostgresAppPlace {
+        try PostgresAppPlace("""
+            CREATE TABLE cards (id int PRIMARY KEY, name text NOT NULL, age int);
+            INSERT INTO cards VALUES (1, 'Ada', 36), (2, 'Bo', 9);
+            """, table: "cards", history: true, setUp: setUp)
+    }
+
+    /// In a form of the list's selected card: `text` typed at the end of the name, saved, back.
+    static func appendToName(_ harness: AppHarness, _ text: String) throws {
+        try harness.press(KeyEvent(.enter))
+        try harness.type(text)
+        try harness.press(.control("s"))
+        #expect(try harness.waitFor { $0.contains("Saved") }, "\(harness.screen)")
+        try harness.press(KeyEvent(.escape))
+    }
+
+    static func settle(_ harness: AppHarness) throws {
+        #expect(try harness.waitFor { _ in !harness.app.isRunningABulkEdit })
+    }
+
+    @Test func altUUndoesTheLastFormSaveAndAltRRedoesIt() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        try Self.appendToName(harness, " L.")
+        try Self.appendToName(harness, " K.")
+        #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada L. K.")
+        try harness.press(.alt("u"))
+        try Self.settle(harness)
+        #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada L.")
+        #expect(harness.messageLine.contains("Undone: the form save of"), "\(harness.messageLine)")
+        #expect(try harness.waitFor { $0.contains("Ada L.") && !$0.contains("K.") }, "the list follows: \(harness.screen)")
+        try harness.command("undo")
+        try Self.settle(harness)
+        #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada")
+        try harness.press(.alt("u"))
+        #expect(harness.messageLine.contains("Nothing of cards to undo"), "\(harness.messageLine)")
+        try harness.press(.alt("r"))
+        try Self.settle(harness)
+        #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada L.")
+    }
+
+    @Test func aRecordPsqlChangedSinceOpensItsFormAndTheConflictDialog() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        try Self.appendToName(harness, " L.")
+        _ = try place.psql("UPDATE cards SET name = 'Ada Lovelace' WHERE id = 1")
+        #expect(try harness.waitFor { $0.contains("Ada Lovelace") }, "the list shows psql's change: \(harness.screen)")
+        try harness.press(.alt("u"))
+        try Self.settle(harness)
+        guard case .conflict(let dialog)? = harness.app.overlay else {
+            Issue.record("no conflict dialog: \(harness.screen)")
+            return
+        }
+        let field = try #require(dialog.conflict.fields.first { $0.name == "name" })
+        #expect(field.original == .text("Ada L.") && field.mine == .text("Ada") && field.theirs == .text("Ada Lovelace"))
+        #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada Lovelace", "nothing is overwritten before the choice")
+        try harness.press(.char("K"))
+        #expect(try harness.waitFor { _ in (try? place.psql("SELECT name FROM cards WHERE id = 1")) == "Ada" }, "Keep mine writes the undo")
+    }
+
+    @Test func historyListsEachVersionWithItsAuthorAndEnterPutsOneInTheForm() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        try Self.appendToName(harness, " L.")
+        try harness.command("history")
+        guard case .history(let panel)? = harness.app.overlay else {
+            Issue.record("no history panel: \(harness.screen)")
+            return
+        }
+        #expect(panel.versions.count == 1)
+        #expect(harness.screen.contains("form by cardfile"), "\(harness.screen)")
+        #expect(harness.screen.contains("name: Ada → Ada L."), "\(harness.screen)")
+        try harness.press(KeyEvent(.end))
+        try harness.press(KeyEvent(.enter))
+        #expect(harness.messageLine.contains("as edits"), "\(harness.messageLine)")
+        try harness.press(.control("s"))
+        #expect(try harness.waitFor { _ in (try? place.psql("SELECT name FROM cards WHERE id = 1")) == "Ada" })
+    }
+
+    @Test func withoutPgSetupHistorySaysHowToGetIt() throws {
+        let place = try Self.place(setUp: false)
+        try place.harness.command("history")
+        #expect(place.harness.messageLine.contains("No history is kept") && place.harness.messageLine.contains("pg-setup"), "\(place.harness.messageLine)")
+    }
+}
