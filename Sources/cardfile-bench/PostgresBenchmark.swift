@@ -80,6 +80,29 @@ struct PostgresBenchmark {
         // Another client's commit on screen (with pg-setup's triggers): a row of the live list
         // changed by another connection, until the list shows it, polling as the editor does.
         _ = try NotifySetup(session: setup).install([description])
+
+        // The same saves once pg-setup is run, as a team has it: the triggers announce each
+        // commit (psql's UPDATE pays for them too) and record the editor's in the history
+        // journal, in the same transaction.
+        let journaledEngine = try PostgresEngine(place)
+        defer { journaledEngine.close() }
+        let journaled = try Container(engine: journaledEngine, options: StoreOptions(history: HistorySettings(folder: NSTemporaryDirectory())))
+        guard journaled.history != nil else { throw BenchFailure(description: "no history: \(journaled.historyProblem ?? "")") }
+        let rawAnnounced = try Measure.samples(saves) { index in
+            let id = Int64.random(in: 1...Int64(rows), using: &random)
+            try setup.run("UPDATE books SET title = \("raw \(index)") WHERE id = \(id)")
+        }
+        let journaledView = journaled.viewContext
+        for id in held { _ = try journaledView.record(for: id) }
+        let throughJournal = try Measure.samples(saves) { index in
+            try journaledView.update(held[index], values: ["title": .text("kept \(index)")])
+            try journaledView.save()
+        }
+        let (rawAnnouncedP50, journaledP50) = (Distribution(rawAnnounced).p50, Distribution(throughJournal).p50)
+        table.add("with pg-setup: plain UPDATE of one field (triggers fire), p50", duration(rawAnnouncedP50))
+        table.add("with pg-setup: edit + save, journaled in the history, p50", duration(journaledP50))
+        table.add("with pg-setup: save / plain ratio at p50", String(format: "%.2f", journaledP50 / rawAnnouncedP50), goal: "≤ 1.5")
+
         let watching = try PostgresEngine(place)
         defer { watching.close() }
         let screen = try Container(engine: watching)
@@ -111,14 +134,15 @@ struct PostgresBenchmark {
         var marks = MarkSet()
         marks.set(matching: .compare("id", .lessOrEqual, .integer(Int64(rows / 10))), marked: true)
         var change: BulkChange?
-        let setTime = try Measure.time { change = try container.bulkSet(table: "books", column: "author", to: .text("bulk"), where: marks.predicate(for: books)) }
+        // (Journaled in the history, as a team's editor does: 100,000 records is its limit.)
+        let setTime = try Measure.time { change = try journaled.bulkSet(table: "books", column: "author", to: .text("bulk"), where: marks.predicate(for: books)) }
         guard let change else { throw BenchFailure(description: "no :set") }
-        table.add(":set on \(change.count.formatted()) marked records (values read, then written)", duration(setTime))
+        table.add(":set on \(change.count.formatted()) marked records (values read, then written, journaled)", duration(setTime))
         // The same rows by one plain UPDATE, as psql would send it (then put back).
         let plainTime = try Measure.time { try setup.run(PostgresQuery(unsafeSQL: "UPDATE books SET author = 'plain' WHERE id <= \(rows / 10)")) }
         try setup.run(PostgresQuery(unsafeSQL: "UPDATE books SET author = 'bulk' WHERE id <= \(rows / 10)"))
         table.add("  … the same rows by one plain UPDATE; :set / plain", "\(duration(plainTime)); \(String(format: "%.2f", setTime / plainTime))")
-        let undoTime = try Measure.time { _ = try container.apply(change.reversed) }
+        let undoTime = try Measure.time { _ = try journaled.apply(change.reversed) }
         table.add("  … its undo (Alt-U)", duration(undoTime))
         marks.replace(withKeysOf: change.records)
         let countTime = try Measure.time { _ = try container.countMarked(marks, table: "books") }
@@ -176,6 +200,20 @@ struct PostgresBenchmark {
         let (ourImport, theirImport) = (Distribution(ours).p50, Distribution(theirs).p50)
         table.add("import of \(rows.formatted()) CSV rows, cardfile / psql \\copy, p50", "\(duration(ourImport)) / \(duration(theirImport))")
         table.add("import speed vs psql \\copy", String(format: "%.2f×", theirImport / ourImport), goal: "≥ 0.9×")
+
+        // Once each, into tables pg-setup set up: both pay for the triggers, and the editor's
+        // import keeps its first 100,000 records in the history journal.
+        try fresh("ours")
+        try fresh("theirs")
+        let catalog = PostgresCatalog(session: session)
+        let described = try ["ours", "theirs"].compactMap { try catalog.relation(named: $0) }.map { try catalog.describe($0) }
+        _ = try NotifySetup(session: session).install(described)
+        let journaledEngine = try PostgresEngine(try Self.location(target))
+        let journaled = try Container(engine: journaledEngine, options: StoreOptions(history: HistorySettings(folder: NSTemporaryDirectory())))
+        let ourSetUp = try Measure.time { _ = try Importer(container: journaled, file: csv, options: ImportOptions(table: "ours")).run() }
+        journaledEngine.close()
+        let theirSetUp = try Measure.time { try Self.psql(target, "\\copy theirs FROM '\(csv)' CSV HEADER") }
+        table.add("  … with pg-setup (triggers, history): cardfile / psql \\copy; speed", "\(duration(ourSetUp)) / \(duration(theirSetUp)); \(String(format: "%.2f×", theirSetUp / ourSetUp))")
 
         ours = []
         theirs = []

@@ -205,6 +205,15 @@ struct ServerHistoryTests {
         #expect(!step.isComplete, "the third batch passed the limit: the import is listed, not undone in part")
         #expect(try place.psql("SELECT count(*) FROM cardfile.history_change c JOIN cardfile.history_entry e ON e.id = c.entry WHERE e.grp IS NOT NULL") == "0")
         #expect(throws: StoreError.self) { try place.container.write(step) }
+        // A file larger than the limit can hold (160 bytes a record) records nothing at all.
+        let large = folder.file("large.csv")
+        try (["id,name"] + (30..<42).map { "\($0),\(String(repeating: "n", count: 100))" }).joined(separator: "\n").write(toFile: large, atomically: true, encoding: .utf8)
+        let recordedBefore = try place.psql("SELECT last_value FROM cardfile.history_change_id_seq")
+        _ = try Importer(container: place.container, file: large, options: ImportOptions(table: "people", batchSize: 4)).run()
+        #expect(try place.psql("SELECT last_value FROM cardfile.history_change_id_seq") == recordedBefore, "no record was written to be dropped")
+        let largeStep = try #require(try history.nextUndo(table: "people"))
+        #expect(largeStep.source == .import && largeStep.recordCount == 12 && !largeStep.isComplete)
+        try place.psql("DELETE FROM people WHERE id >= 30")
         // One statement over the limit.
         #expect(try place.container.run(try place.container.compile("UPDATE people SET age = 2"), cancellation: Cancellation()) == 15)
         let sql = try #require(try history.entries().first)

@@ -228,6 +228,7 @@ public struct NotifySetup: Sendable {
             changed bigint;
             kept bigint;
             keeping boolean;
+            fresh boolean;
         BEGIN
             -- A partition's changes are announced as its partitioned table's.
             SELECT n.nspname, c.relname INTO table_schema, table_name

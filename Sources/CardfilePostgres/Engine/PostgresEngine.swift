@@ -362,8 +362,11 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                         SELECT entry, sum(sum(coalesce(pg_column_size(old), 0) + coalesce(pg_column_size(new), 0))) OVER (ORDER BY entry DESC) AS newer
                         FROM \(schema).history_change GROUP BY entry) s
                     WHERE newer > ?)
-                DELETE FROM \(schema).history_entry e USING cut
-                WHERE e.id <= cut.id OR e.grp IN (SELECT grp FROM \(schema).history_entry WHERE id <= cut.id AND grp IS NOT NULL)
+                , gone AS (
+                    DELETE FROM \(schema).history_entry e USING cut
+                    WHERE e.id <= cut.id OR e.grp IN (SELECT grp FROM \(schema).history_entry WHERE id <= cut.id AND grp IS NOT NULL)
+                    RETURNING e.id)
+                DELETE FROM \(schema).history_change WHERE entry IN (SELECT id FROM gone)
                 """, [.integer(Int64(capacity))])
         }
     }

@@ -16,6 +16,7 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
     private let engine: PostgresEngine
     /// The most records one change (or one import, over its batches) keeps.
     let rowLimit: Int
+    var recordLimit: Int { rowLimit }
 
     init(engine: PostgresEngine, rowLimit: Int) {
         self.engine = engine
@@ -40,7 +41,7 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
 
     static func arguments(_ note: HistoryNote, limit: Int) -> [Value] {
         let undoing: Value = note.undoing.isEmpty ? .null : .text("{" + note.undoing.map(String.init).joined(separator: ",") + "}")
-        return [.text(note.source.rawValue), note.group.map(Value.text) ?? .null, undoing, .boolean(note.source == .undo), .integer(Int64(limit))]
+        return [.text(note.source.rawValue), note.group.map(Value.text) ?? .null, undoing, .boolean(note.source == .undo), .integer(note.keepsRecords ? Int64(limit) : 0)]
     }
 
     // MARK: - Reading

@@ -31,6 +31,8 @@ extension HistoryKeeping {
 
 /// A journal an engine keeps itself, in the same transactions as the writes it records.
 package protocol EngineJournal: HistoryKeeping {
+    /// The most records one change keeps.
+    var recordLimit: Int { get }
     /// Names the write transaction `session` is in (first in it, before anything is written)
     /// as `note` says: called for every write but a form's save, which is the default.
     func begin(_ note: HistoryNote, in session: any EngineSession) throws

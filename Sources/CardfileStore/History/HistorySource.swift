@@ -37,13 +37,18 @@ package struct HistoryNote: Hashable, Sendable {
     /// Writes of one action journaled apart (an import's batches) share a group, which
     /// `:undo` takes whole.
     package var group: String?
+    /// False when the write is known to be too large to keep (an import of a large file):
+    /// listed, its records not recorded at all (an engine's journal would record them, then
+    /// drop them at its limit).
+    package var keepsRecords = true
 
-    package init(source: HistorySource, undoing: [Int64] = [], group: String? = nil) {
+    package init(source: HistorySource, undoing: [Int64] = [], group: String? = nil, keepsRecords: Bool = true) {
         self.source = source
         self.undoing = undoing
         self.group = group
+        self.keepsRecords = keepsRecords
     }
 
     /// True for a form's save, which a journal takes as the default: nothing to say first.
-    package var isDefault: Bool { source == .form && undoing.isEmpty && group == nil }
+    package var isDefault: Bool { source == .form && undoing.isEmpty && group == nil && keepsRecords }
 }

@@ -84,8 +84,13 @@ public final class Importer {
                 // The engine writes the rows, on a connection of the import's own.
                 // (All or nothing stops at its first refused row too: the rest is rolled back anyway,
                 // and each refused row costs the server a round trip.)
-                // (The group is named apart from every other client's on a shared journal.)
-                let history = core.engineJournal.map { _ in HistoryNote(source: .import, group: "import-" + UUID().uuidString) }
+                // (The group is named apart from every other client's on a shared journal. A file
+                // of more records than the journal keeps, at 160 bytes a record, is listed
+                // without them from the start: recording its first batches only to drop them
+                // took a million-row import from 1.9 s to 3.6 s.)
+                let history = core.engineJournal.map { journal in
+                    HistoryNote(source: .import, group: "import-" + UUID().uuidString, keepsRecords: totalBytes / 160 <= journal.recordLimit)
+                }
                 let load = try engine.beginImport(into: entity.table, mode: options.mode, atomic: options.atomic,
                                                   stopAtFirst: options.onError == .abort || options.atomic, file: fileName, history: history)
                 defer { load.close() }
