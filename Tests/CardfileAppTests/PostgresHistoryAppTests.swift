@@ -90,6 +90,27 @@ struct PostgresHistoryAppTests {
         #expect(try harness.waitFor { _ in (try? place.psql("SELECT name FROM cards WHERE id = 1")) == "Ada" })
     }
 
+    @Test func aChangeTheJournalDidNotSeeIsShownAsTheRecordNow() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        try Self.appendToName(harness, " L.")
+        _ = try place.psql("UPDATE cards SET name = 'psql was here' WHERE id = 1")
+        #expect(try harness.waitFor { $0.contains("psql was here") }, "\(harness.screen)")
+        try harness.command("history")
+        guard case .history(let panel)? = harness.app.overlay else {
+            Issue.record("no history panel: \(harness.screen)")
+            return
+        }
+        #expect(panel.versions.count == 2)
+        #expect(harness.screen.contains("now") && harness.screen.contains("changed outside") && harness.screen.contains("name: Ada L. → psql was here"),
+                "\(harness.screen)")
+        // Enter on the form's version puts it back as an edit.
+        try harness.press(KeyEvent(.down))
+        try harness.press(KeyEvent(.enter))
+        try harness.press(.control("s"))
+        #expect(try harness.waitFor { _ in (try? place.psql("SELECT name FROM cards WHERE id = 1")) == "Ada L." })
+    }
+
     @Test func withoutPgSetupHistorySaysHowToGetIt() throws {
         let place = try Self.place(setUp: false)
         try place.harness.command("history")

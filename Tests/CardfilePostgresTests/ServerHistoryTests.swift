@@ -220,6 +220,31 @@ struct ServerHistoryTests {
         #expect(sql.source == .sql && sql.recordCount == 15 && !sql.isComplete)
     }
 
+    @Test func openingPrunesTheOldestEntriesToTheCapacity() throws {
+        let place = try Place()
+        for round in 0..<12 { try place.save(1, ["city": .text(String(repeating: "\(round % 10)", count: 400))]) }
+        let newest = try place.psql("SELECT max(id) FROM cardfile.history_entry")
+        #expect(try place.psql("SELECT count(*) FROM cardfile.history_entry") == "12")
+        // Another editor opens with a capacity of about three of those changes (each keeps
+        // the row before and after: some 900 bytes as stored).
+        let engine = try PostgresEngine(try place.server.location(place.database))
+        defer { engine.close() }
+        let other = try Container(engine: engine, options: StoreOptions(history: HistorySettings(folder: "/nonexistent", capacity: 3000)))
+        #expect(other.history != nil)
+        let deadline = Date().addingTimeInterval(10)
+        var left = try place.psql("SELECT count(*) FROM cardfile.history_entry")
+        while left == "12", Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+            left = try place.psql("SELECT count(*) FROM cardfile.history_entry")
+        }
+        let kept = Int(left) ?? 0
+        #expect(kept >= 1 && kept <= 4, "\(left) entries left")
+        #expect(try place.psql("SELECT max(id) FROM cardfile.history_entry") == newest, "the newest stays")
+        #expect(try place.psql("SELECT count(*) FROM cardfile.history_change WHERE entry NOT IN (SELECT id FROM cardfile.history_entry)") == "0",
+                "no change is left without its entry")
+        #expect(try place.psql("SELECT sum(pg_column_size(old) + pg_column_size(new)) <= 3000 FROM cardfile.history_change") == "t")
+    }
+
     @Test func withoutPgSetupTheProblemSaysHowAndATableWithoutTriggersSaysWhy() throws {
         let bare = try Place(setUp: false)
         #expect(bare.container.history == nil)

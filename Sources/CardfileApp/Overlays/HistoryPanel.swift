@@ -100,6 +100,8 @@ struct HistoryPanel: ChoosingPanel {
         }
         // (On a journal a team shares, who made it: `form by alice`.)
         let what = version.entry.source.words + (version.entry.author.map { " by \($0)" } ?? "")
+        // (The record as it is now, changed where no journal saw: see `changeOutside`.)
+        if version.entry.id < 0 { return ("now", "changed outside", fields) }
         return (timeText(version.entry.time), what, fields)
     }
 
