@@ -287,8 +287,15 @@ extension Cardfile {
             var creating: TableCreator.Created?
             let container: Container
             if PostgresLocation.isURL(database) {
-                if options.create { throw fail("--create is not available on PostgreSQL yet: make the table first (in psql), then import into it.") }
-                container = try PostgresOpen.container(database, table: table, readOnly: false, history: noHistory ? nil : HistoryFolder.settings()).0
+                // (With --create, a missing table is no error: the import makes it.)
+                container = try PostgresOpen.container(database, table: options.create ? nil : table, readOnly: false,
+                                                       history: noHistory ? nil : HistoryFolder.settings()).0
+                if options.create, container.schema.table(named: table) == nil {
+                    let parts = table.split(separator: ".", omittingEmptySubsequences: false)
+                    var quoted = parts.count == 2 ? parts.map { String($0).quotedIdentifier }.joined(separator: ".") : table.quotedIdentifier
+                    if parts.count != 2, let schema = try PostgresOpen.creationSchema(database) { quoted = schema.quotedIdentifier + "." + quoted }
+                    do { creating = try TableCreator.planOnEngine(file: file, options: options, quotedTable: quoted) } catch { throw fail(error.description) }
+                }
             } else {
                 if options.create {
                     do { creating = try TableCreator.plan(database: database, file: file, options: options) } catch { throw fail(error.description) }
@@ -340,7 +347,8 @@ extension Cardfile {
             }
             if showProgress { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
             if let creating, !summary.rolledBack {
-                let columns = creating.columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
+                let onServer = PostgresLocation.isURL(database)
+                let columns = creating.columns.map { "\($0.name) \(onServer ? $0.postgresType : $0.type)" }.joined(separator: ", ")
                 Output.warn("Created table \(table) (\(columns)).")
             }
             Output.say(summary.sentence)

@@ -58,6 +58,25 @@ enum PostgresOpen {
         }
     }
 
+    /// The schema `import --create` makes a table in: the first of the search path, passing
+    /// over Cardfile's own `cardfile` schema (a user named `cardfile` has it first, as
+    /// `$user`), unless it is the only one.
+    static func creationSchema(_ url: String) throws -> String? {
+        let place = try location(url)
+        let session: PostgresSession
+        do {
+            session = try PostgresSession.open(place)
+        } catch {
+            throw fail(error.message)
+        }
+        defer { session.close() }
+        do {
+            return try PostgresCatalog(session: session).schemaForNewTables()
+        } catch {
+            throw fail("the schema for the new table could not be read: \(error.message)")
+        }
+    }
+
     /// libpq's home folder: `HOME`, else the password database's entry for this user.
     private static func homeFolder(_ environment: [String: String]) -> String {
         if let home = environment["HOME"], !home.isEmpty { return home }

@@ -25,6 +25,21 @@ public struct PostgresCatalog: Sendable {
         return try rows.map { row throws(PostgresProblem) in try Self.relation(from: row) }
     }
 
+    /// The schema a new table goes in: the first of the search path, passing over Cardfile's
+    /// own `cardfile` schema (a user named `cardfile` has it first, as `$user`) unless it is
+    /// the only one; nil when the path names none that exists.
+    public func schemaForNewTables() throws(PostgresProblem) -> String? {
+        let rows = try session.rows(PostgresQuery(unsafeSQL: """
+            SELECT s::text FROM unnest(current_schemas(false)) WITH ORDINALITY AS p(s, n)
+            ORDER BY (s = '\(NotifySetup.schema)'), n LIMIT 1
+            """))
+        do {
+            return try rows.first?.decode(String.self)
+        } catch {
+            throw .refused(message: "unexpected answer reading the search path: \(error)", detail: nil, sqlState: "")
+        }
+    }
+
     /// What is read of each relation, for ``relation(from:)``.
     private static let relationColumns = """
         SELECT c.oid::int8, n.nspname::text, c.relname::text, c.relkind::text, c.reltuples::float8,

@@ -257,9 +257,10 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
 
     /// An import on a connection of its own (``PostgresImport``), ended with the others when
     /// the server stops answering (``abandonConnections()``).
-    package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String, history: HistoryNote?) throws -> any EngineImport {
+    package func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String, history: HistoryNote?,
+                             creating: String?) throws -> any EngineImport {
         try failIfUnreachable()
-        let kind = copyable.withLockedValue { $0[table.name] }
+        let kind = creating != nil ? .table : copyable.withLockedValue { $0[table.name] }
         if kind == nil, mode == .upsert || mode == .replace {
             // (ON CONFLICT needs the relation's own unique index.)
             throw StoreError.notOnEngine(feature: "An upsert or replace into a view (insert or ignore into the view, or upsert into its table)", engine: name)
@@ -270,7 +271,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
             transfers.withLockedValue { $0[id] = session }
             return try PostgresImport(
                 session: session, table: table, byCopy: kind != nil, plainTable: kind == .table, mode: mode, atomic: atomic,
-                stopAtFirst: stopAtFirst, file: file, journal: journalBegin(history), closed: { [transfers] in _ = transfers.withLockedValue { $0.removeValue(forKey: id) } })
+                stopAtFirst: stopAtFirst, file: file, journal: journalBegin(history), creating: creating, closed: { [transfers] in _ = transfers.withLockedValue { $0.removeValue(forKey: id) } })
         } catch {
             throw PostgresImport.storeError(error, server: place.serverName)
         }
@@ -306,6 +307,24 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
             throw noted(problem)
         }
         return rows.map { .written(rows: $0) } ?? .cancelled
+    }
+
+    /// Makes the table in a transaction on a reading connection, describes it as
+    /// ``readSchema()`` would, and rolls back.
+    package func describe(creating sql: String, table: String) throws -> TableSchema {
+        let session = try takeReader()
+        defer { giveBack(session) }
+        return try answering { () throws(PostgresProblem) in
+            try session.run("BEGIN")
+            defer { try? session.run("ROLLBACK") }
+            try session.run(PostgresQuery(unsafeSQL: sql))
+            let catalog = PostgresCatalog(session: session)
+            guard let relation = try catalog.relation(named: table) else {
+                throw PostgresProblem.refused(message: "the table made for the import is not in the search path", detail: nil, sqlState: "")
+            }
+            let constraints = try catalog.constraints(of: [relation])
+            return try catalog.describe(relation).tableSchema(constraints[relation.oid] ?? PostgresConstraints())
+        }
     }
 
     // MARK: - History

@@ -36,10 +36,12 @@ final class PostgresImport: EngineImport {
     /// The statement that names each of the import's transactions in the history journal
     /// (see ``ServerJournal``); nil when no history is kept.
     private let journal: PostgresQuery?
+    /// The `CREATE TABLE` of `--create`, run in the first transaction until one commits.
+    private var creating: String?
 
     /// An import on `session` (opened for it; closed by ``close()``, which then calls `closed`).
     init(session: PostgresSession, table: TableSchema, byCopy: Bool, plainTable: Bool, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool,
-         file: String, journal: PostgresQuery? = nil, closed: @escaping () -> Void) throws(PostgresProblem) {
+         file: String, journal: PostgresQuery? = nil, creating: String? = nil, closed: @escaping () -> Void) throws(PostgresProblem) {
         self.session = session
         executor = ThreadExecutor(name: "cardfile import")
         self.table = table
@@ -51,6 +53,7 @@ final class PostgresImport: EngineImport {
         self.file = file
         self.closed = closed
         self.journal = journal
+        self.creating = creating
         notNull = table.columns.map(\.isNotNull)
         if atomic {
             do {
@@ -79,6 +82,7 @@ final class PostgresImport: EngineImport {
             if !atomic {
                 try session.run("COMMIT")
                 inTransaction = false
+                creating = nil
             }
         } catch let problem as PostgresProblem {
             throw Self.storeError(problem, server: session.location.serverName)
@@ -108,6 +112,7 @@ final class PostgresImport: EngineImport {
     private func begin() throws(PostgresProblem) {
         try session.run("BEGIN")
         inTransaction = true
+        if let creating { try session.run(PostgresQuery(unsafeSQL: creating)) }
         if let journal { try session.run(journal) }
     }
 

@@ -74,10 +74,16 @@ package protocol StoreEngine: AnyObject, Sendable {
 
     /// Begins an import into `table` on a connection of the import's own (see
     /// ``EngineImport``); refused rows are named in `file`'s words. Each of its transactions
-    /// is journaled as `history` says (nil: not journaled). With `stopAtFirst`
+    /// is journaled as `history` says (nil: not journaled). `creating` makes the table in the
+    /// import's first transaction (all of it, with `atomic`): a failed import leaves none. With `stopAtFirst`
     /// (`--on-error abort`) nothing after the first refused row is written.
     /// - Throws: ``StoreError`` when no connection could be opened.
-    func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String, history: HistoryNote?) throws -> any EngineImport
+    func beginImport(into table: TableSchema, mode: ImportOptions.Mode, atomic: Bool, stopAtFirst: Bool, file: String, history: HistoryNote?,
+                     creating: String?) throws -> any EngineImport
+
+    /// The table `sql` (a `CREATE TABLE` of `--create`) would make, described as the engine
+    /// describes its tables, made in a transaction that is rolled back: nothing is left.
+    func describe(creating sql: String, table: String) throws -> TableSchema
 
     /// The engine's own journal of the store's writes, kept from now on by `settings`'
     /// capacity; nil with the reason, in a person's words, when the engine keeps none here.

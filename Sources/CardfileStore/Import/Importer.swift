@@ -49,7 +49,9 @@ public final class Importer {
     public func run(progress: (ImportProgress) -> Void = { _ in }, isCancelled: () -> Bool = { false }) throws(ImportError) -> ImportSummary {
         let entity: Entity
         do {
-            if let creating {
+            if let creating, let engine = core.engine {
+                entity = try Entity(table: try engine.describe(creating: creating.sql, table: options.table), description: nil)
+            } else if let creating {
                 entity = try Entity(table: try TableCreator.schema(of: creating, table: options.table), description: nil)
             } else {
                 entity = try core.entity(options.table)
@@ -59,9 +61,6 @@ public final class Importer {
             throw .store(Self.storeError(error, path: core.path))
         }
         if let reason = core.readOnlyReason { throw .store(.readOnly(reason)) }
-        if let engine = core.engine, creating != nil {
-            throw .store(.notOnEngine(feature: "Making the table (--create)", engine: engine.name))
-        }
         let (handle, opened, totalBytes) = try Self.open(path, options: options)
         var reader = opened
         defer { try? handle.close() }
@@ -92,8 +91,13 @@ public final class Importer {
                     HistoryNote(source: .import, group: "import-" + UUID().uuidString, keepsRecords: totalBytes / 160 <= journal.recordLimit)
                 }
                 let load = try engine.beginImport(into: entity.table, mode: options.mode, atomic: options.atomic,
-                                                  stopAtFirst: options.onError == .abort || options.atomic, file: fileName, history: history)
-                defer { load.close() }
+                                                  stopAtFirst: options.onError == .abort || options.atomic, file: fileName, history: history,
+                                                  creating: creating?.sql)
+                defer {
+                    load.close()
+                    // (The editor lists the table made, when it was.)
+                    if creating != nil { _ = try? core.reloadSchema() }
+                }
                 try consume(batches, into: &summary, started: started, totalBytes: totalBytes, progress: progress, isCancelled: isCancelled) { rows in
                     try load.write(rows)
                 }

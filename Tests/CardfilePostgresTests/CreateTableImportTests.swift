@@ -1,0 +1,73 @@
+@testable import CardfilePostgres
+@testable import CardfileStore
+import CardfileTestSupport
+import Foundation
+import Testing
+
+/// `import --create` on PostgreSQL: the table made from what the file holds, with a key the
+/// editor can edit by, in the import's own transaction.
+@Suite("PostgreSQL: import --create", .timeLimit(.minutes(5)))
+struct CreateTableImportTests {
+    /// Plans the table as the command does and runs the import; the summary and the plan.
+    static func create(_ place: DatabasePlace, _ text: String, table: String, atomic: Bool = false, batchSize: Int? = nil) throws -> (ImportSummary, TableCreator.Created) {
+        let path = place.folder.file("\(table).csv")
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        let options = ImportOptions(table: table, atomic: atomic, batchSize: batchSize, create: true)
+        let plan = try TableCreator.planOnEngine(file: path, options: options, quotedTable: "public." + table.quotedIdentifier)
+        return (try Importer(container: place.container, file: path, options: options, creating: plan).run(), plan)
+    }
+
+    @Test func typesComeFromEveryValueAndTheFilesIdIsTheKey() throws {
+        let place = try DatabasePlace("SELECT 1")
+        let (summary, _) = try Self.create(place, """
+            id,name,count,price,born,code,mixed
+            1,Ada,3,1.5,1815-12-10,007,1
+            2,Bo,,2,1906-12-09,12,2024-01-01
+            3,"Cy",40,-0.25,,x,
+            """, table: "people")
+        #expect(summary.inserted == 3 && summary.rejected == 0, "\(summary.errors)")
+        let types = try place.psql("SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'people'")
+        #expect(types == "id bigint, name text, count bigint, price double precision, born date, code text, mixed text")
+        #expect(try place.psql("SELECT string_agg(a.attname, ',') FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 'people'::regclass AND i.indisprimary") == "id")
+        // The editor knows the table and may edit it.
+        let table = try #require(place.container.schema.table(named: "people"))
+        #expect(table.readOnlyReason == nil)
+        let view = place.container.viewContext
+        try view.update(ObjectID(table: "people", primaryKey: [.integer(2)]), values: ["count": 9])
+        try view.save()
+        #expect(try place.psql("SELECT count FROM people WHERE id = 2") == "9")
+    }
+
+    @Test func withoutAWholeNumberIdAnIdentityKeyIsAdded() throws {
+        let place = try DatabasePlace("SELECT 1")
+        let (plain, _) = try Self.create(place, "name,score\nAda,1\nBo,2\n", table: "plain")
+        #expect(plain.inserted == 2)
+        #expect(try place.psql("SELECT string_agg(id || ':' || name, ',' ORDER BY id) FROM plain") == "1:Ada,2:Bo")
+        let (coded, plan) = try Self.create(place, "id,name\nA1,Ada\nB2,Bo\n", table: "coded")
+        #expect(coded.inserted == 2)
+        #expect(plan.columns.first?.name == "cardfile_id")
+        #expect(try place.psql("SELECT string_agg(cardfile_id || ':' || id, ',' ORDER BY cardfile_id) FROM coded") == "1:A1,2:B2")
+    }
+
+    @Test func anAtomicImportThatFailsLeavesNoTableAndABatchedOneKeepsItsTable() throws {
+        let place = try DatabasePlace("SELECT 1")
+        // A repeated id is refused: all or nothing leaves nothing, not even the table.
+        let (atomic, _) = try Self.create(place, "id,name\n1,Ada\n1,Again\n", table: "once", atomic: true)
+        #expect(atomic.rolledBack)
+        #expect(try place.psql("SELECT to_regclass('public.once') IS NULL") == "t")
+        #expect(place.container.schema.table(named: "once") == nil)
+        // Batched: the table is made with the first batch; the refused row is named, the rest go in.
+        let (batched, _) = try Self.create(place, "id,name\n1,Ada\n1,Again\n2,Bo\n3,Cy\n", table: "batched", batchSize: 2)
+        #expect(batched.inserted == 3 && batched.rejected == 1, "\(batched.errors)")
+        #expect(place.container.schema.table(named: "batched") != nil)
+    }
+
+    @Test func isoDatesAreOnlyRealDays() {
+        #expect(TableCreator.Guess.isISODate("2024-02-29"))
+        #expect(!TableCreator.Guess.isISODate("2023-02-29"))
+        #expect(!TableCreator.Guess.isISODate("2024-13-01"))
+        #expect(!TableCreator.Guess.isISODate("0000-01-01"))
+        #expect(!TableCreator.Guess.isISODate("2024-1-01"))
+        #expect(!TableCreator.Guess.isISODate("2024-01-01T00:00"))
+    }
+}
