@@ -306,6 +306,13 @@ struct PostgresSQLScreenReviewTests {
         #expect(try container.rehearse(try container.compile("UPDATE items SET name = name WHERE pg_sleep(0.01) IS NOT NULL AND id < 3"), cancellation: Cancellation()) == 2)
     }
 
+    @Test func anAdvisoryLockTakenByATypedReadIsLetGo() throws {
+        let place = try DatabasePlace(PostgresSQLScreenTests.schema)
+        let read = try place.container.openQuery(try place.container.compile("SELECT pg_advisory_lock(4242), id FROM items WHERE id = 1"))
+        #expect(try place.container.load(read, cancellation: Cancellation()) == 1)
+        #expect(try place.psql("SELECT pg_try_advisory_lock(4242)") == "t", "another session may take the lock")
+    }
+
     @Test func aServersStatementTimeoutIsItsRefusalNotACancel() throws {
         let place = try DatabasePlace(PostgresSQLScreenTests.schema)
         _ = try place.psql("ALTER DATABASE \(place.database) SET statement_timeout = '300ms'")

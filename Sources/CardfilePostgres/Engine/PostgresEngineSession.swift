@@ -114,8 +114,13 @@ package struct PostgresEngineSession: EngineSession {
             // (Rolled back, not committed: it wrote nothing, and a setting a statement typed
             // on the SQL screen changed with `set_config` goes back with it.)
             if own { try session.run("ROLLBACK") }
+            // A scan that can be stopped is a long one or a statement typed on the SQL
+            // screen, which may have taken a session's advisory lock (`pg_advisory_lock`)
+            // that no rollback lets go: let go of it before the connection is lent again.
+            if own, cancellation != nil { try session.run("SELECT pg_advisory_unlock_all()") }
         } catch {
             if own { try? session.run("ROLLBACK") } else { try? session.run(PostgresQuery(unsafeSQL: "CLOSE \(cursor)")) }
+            if own, cancellation != nil { try? session.run("SELECT pg_advisory_unlock_all()") }
             throw error
         }
     }
