@@ -306,6 +306,22 @@ struct PostgresSQLScreenReviewTests {
         #expect(try container.rehearse(try container.compile("UPDATE items SET name = name WHERE pg_sleep(0.01) IS NOT NULL AND id < 3"), cancellation: Cancellation()) == 2)
     }
 
+    @Test func aMistypedFirstWordIsTheServersSyntaxErrorAndAStatementItReadsIsSaidNotRun() throws {
+        let place = try DatabasePlace(PostgresSQLScreenTests.schema)
+        let typo = Result { () throws(StoreError) in try place.container.compile("SELCT * FROM items") }
+        guard case .failure(.sqlRefused(let message, _, _)) = typo else {
+            Issue.record("a typo gave \(typo)")
+            return
+        }
+        #expect(message.contains("syntax error at or near \"SELCT\""), "\(message)")
+        let other = Result { () throws(StoreError) in try place.container.compile("CHECKPOINT") }
+        guard case .failure(.statementNotRun(let reason)) = other else {
+            Issue.record("CHECKPOINT gave \(other)")
+            return
+        }
+        #expect(reason.hasPrefix("CHECKPOINT is not run here"), "\(reason)")
+    }
+
     @Test func anAdvisoryLockTakenByATypedReadIsLetGo() throws {
         let place = try DatabasePlace(PostgresSQLScreenTests.schema)
         let read = try place.container.openQuery(try place.container.compile("SELECT pg_advisory_lock(4242), id FROM items WHERE id = 1"))

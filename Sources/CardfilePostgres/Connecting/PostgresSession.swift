@@ -157,6 +157,24 @@ public final class PostgresSession: Sendable {
         }
     }
 
+    /// Has the server parse `sql` (the extended protocol's Parse, as a prepared statement that
+    /// is then let go) without running it: a statement it cannot read is refused in its
+    /// words; any statement it can read, a utility statement too, passes.
+    public func parse(_ sql: String) throws(PostgresProblem) {
+        if connection.isClosed { throw .connectionLost(server: location.serverName, reason: "the connection was closed") }
+        do {
+            let prepared = try waited(connection.prepare(query: sql))
+            try waited(prepared.deallocate())
+        } catch let problem as PostgresProblem {
+            throw problem
+        } catch PostgresError.server(let refusal) {
+            // (This older API of postgres-nio says a refusal in its older words.)
+            throw .refused(message: refusal.fields[.message] ?? "refused", detail: refusal.fields[.detail], sqlState: refusal.fields[.sqlState] ?? "")
+        } catch {
+            throw PostgresProblem(running: error, on: location)
+        }
+    }
+
     /// Runs a statement; returns how many rows it inserted, changed or deleted (its command
     /// tag's count; 0 for a statement without one).
     public func execute(_ query: PostgresQuery) throws(PostgresProblem) -> Int {

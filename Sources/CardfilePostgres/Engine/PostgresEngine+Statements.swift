@@ -55,6 +55,9 @@ extension PostgresEngine {
         } else if let reason = Self.notRun[verb] {
             throw StoreError.statementNotRun(reason: reason)
         } else {
+            // A word the server does not know (a typo) is its syntax error, in its words; a
+            // statement it reads but the screen does not run is said so.
+            try parseOnly(text)
             throw StoreError.statementNotRun(reason: "\(verb) is not run here: the SQL screen runs SELECT, VALUES, TABLE, WITH, INSERT, UPDATE, DELETE, MERGE, and statements that change the schema (CREATE, ALTER, DROP…).")
         }
         // The server parses and plans a statement that reads or writes rows, running nothing.

@@ -309,6 +309,14 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         return rows.map { .written(rows: $0) } ?? .cancelled
     }
 
+    /// Has the server parse `sql` on a reading connection, running nothing (see
+    /// ``PostgresSession/parse(_:)``).
+    func parseOnly(_ sql: String) throws {
+        let session = try takeReader()
+        defer { giveBack(session) }
+        try answering { () throws(PostgresProblem) in try session.parse(sql) }
+    }
+
     /// Makes the table in a transaction on a reading connection, describes it as
     /// ``readSchema()`` would, and rolls back.
     package func describe(creating sql: String, table: String) throws -> TableSchema {
