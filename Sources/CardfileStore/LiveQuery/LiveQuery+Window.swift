@@ -117,10 +117,14 @@ extension LiveQuery {
         } else {
             // The engine's order is its own (a locale's collation, an enum's, an array's): the
             // engine says which checkpoints come before the key (a row from one and before
-            // the key exists exactly when the checkpoint does).
-            checkpoint = try positions?.checkpoint { candidate in
-                let probe = query.countBetween(from: candidate, before: key, limit: 1)
-                return try db.integer(probe.sql, probe.arguments) ?? 0 > 0
+            // the key exists exactly when the checkpoint does). A binary search asked a dozen
+            // checkpoints one round trip each, on the UI's loop.
+            // Fifteen checkpoints are asked about in one statement, each a scalar subquery.
+            checkpoint = try positions?.checkpoint(askingAtOnce: 15) { candidates in
+                let probes = candidates.map { query.countBetween(from: $0, before: key, limit: 1) }
+                let sql = "SELECT " + probes.map { "(\($0.sql))" }.joined(separator: ", ")
+                let row = try db.firstRow(sql, probes.flatMap(\.arguments)) ?? []
+                return candidates.indices.map { row.indices.contains($0) && (row[$0].wholeNumber ?? 0) > 0 }
             }
         }
         let between = query.countBetween(from: checkpoint?.key, before: key, limit: Int(Int32.max))

@@ -73,4 +73,24 @@ struct PositionIndex: Sendable {
         guard low > 0 else { return nil }
         return ((low - 1) * stride, keys[low - 1])
     }
+
+    /// ``checkpoint(where:)`` asking about up to `width` checkpoints at a time, in one call of
+    /// `areAtOrBefore` (their answers in the same order): a search that cuts the candidates in
+    /// `width + 1` parts each time, so an engine answering all of a call's checkpoints in one
+    /// round trip is asked two or three times where a binary search asked a dozen.
+    func checkpoint<E: Error>(askingAtOnce width: Int, where areAtOrBefore: ([[Value]]) throws(E) -> [Bool]) throws(E) -> (position: Int, key: [Value])? {
+        var low = 0
+        var high = keys.count
+        while low < high {
+            let span = high - low
+            let asked = span <= width ? Array(low..<high) : (0..<width).map { low + (($0 + 1) * span) / (width + 1) }
+            let answers = try areAtOrBefore(asked.map { keys[$0] })
+            // (The answers hold for a prefix of the checkpoints: true, …, true, false, ….)
+            let held = answers.prefix { $0 }.count
+            if held > 0 { low = asked[held - 1] + 1 }
+            if held < asked.count { high = asked[held] } else if span <= width { high = low }
+        }
+        guard low > 0 else { return nil }
+        return ((low - 1) * stride, keys[low - 1])
+    }
 }
