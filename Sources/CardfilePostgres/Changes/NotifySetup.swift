@@ -37,7 +37,7 @@ public struct NotifySetup: Sendable {
     ]
 
     /// Marks the function's version in its body: a setup finding an older one replaces it.
-    static let version = "cardfile notify_change version 3"
+    static let version = "cardfile notify_change version 4"
 
     public let session: PostgresSession
 
@@ -102,6 +102,7 @@ public struct NotifySetup: Sendable {
         // The history journal goes too: everything Cardfile put in the database.
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_begin(text, text, bigint[], boolean, bigint)"))
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_key(anyelement)"))
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_prune(bigint)"))
         for table in JournalSetup.tables.reversed() {
             try session.run(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(schema).\(PostgresName.quoted(table))"))
         }
@@ -148,7 +149,7 @@ public struct NotifySetup: Sendable {
         }
         if !isCurrent {
             // (The journal's tables first: the function names them.)
-            for statement in JournalSetup.tablesSQL + [JournalSetup.beginFunctionSQL, JournalSetup.keyFunctionSQL, Self.functionSQL] {
+            for statement in JournalSetup.tablesSQL + [JournalSetup.beginFunctionSQL, JournalSetup.pruneFunctionSQL, JournalSetup.keyFunctionSQL, Self.functionSQL] {
                 try session.run(PostgresQuery(unsafeSQL: statement))
             }
         }
@@ -209,7 +210,7 @@ public struct NotifySetup: Sendable {
     /// sent and the notification means "this table changed".
     static let functionSQL = """
         CREATE OR REPLACE FUNCTION "\(schema)".notify_change() RETURNS trigger
-        LANGUAGE plpgsql
+        LANGUAGE plpgsql SECURITY DEFINER
         \(keySettings.map { "SET \($0.0) = '\($0.1)'" }.joined(separator: " "))
         SET search_path = pg_catalog, pg_temp
         AS $function$

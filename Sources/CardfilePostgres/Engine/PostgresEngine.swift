@@ -349,14 +349,14 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                 try session.firstRow("""
                     SELECT to_regclass('\(NotifySetup.schema).history_change') IS NOT NULL
                        AND to_regprocedure('\(NotifySetup.schema).history_begin(text, text, bigint[], boolean, bigint)') IS NOT NULL
-                       AND has_table_privilege('\(NotifySetup.schema).history_entry', 'INSERT, UPDATE')
+                       AND to_regprocedure('\(NotifySetup.schema).history_prune(bigint)') IS NOT NULL
                     """, [])?.first == .boolean(true)
             }
         } catch {
             return (nil, "the history journal could not be looked for: \(error)")
         }
         guard installed else {
-            return (nil, "this database has no history journal yet (cardfile pg-setup URL installs it, with the triggers), or you may not write it")
+            return (nil, "this database has no history journal yet (cardfile pg-setup URL installs it, with the triggers)")
         }
         let limit = max(1, settings.capacity / 640)
         writing.lock()
@@ -380,21 +380,9 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// emptied by pruning stays large until vacuumed, and is then summed once a start.
     private func prune(to capacity: Int) throws {
         try write(lockWait: .seconds(1), oneStatement: false) { session in
-            let schema = "\"\(NotifySetup.schema)\""
             guard let size = try session.integer("SELECT pg_total_relation_size('\(NotifySetup.schema).history_change')", []), size > capacity else { return }
-            // (An import's batches go together: half an import is not something to undo.)
-            _ = try session.execute("""
-                WITH cut AS (
-                    SELECT max(entry) AS id FROM (
-                        SELECT entry, sum(sum(coalesce(pg_column_size(old), 0) + coalesce(pg_column_size(new), 0))) OVER (ORDER BY entry DESC) AS newer
-                        FROM \(schema).history_change GROUP BY entry) s
-                    WHERE newer > ?)
-                , gone AS (
-                    DELETE FROM \(schema).history_entry e USING cut
-                    WHERE e.id <= cut.id OR e.grp IN (SELECT grp FROM \(schema).history_entry WHERE id <= cut.id AND grp IS NOT NULL)
-                    RETURNING e.id)
-                DELETE FROM \(schema).history_change WHERE entry IN (SELECT id FROM gone)
-                """, [.integer(Int64(capacity))])
+            // (As the journal's owner: every table's changes count, whoever opens.)
+            _ = try session.rows("SELECT \"\(NotifySetup.schema)\".history_prune(?::bigint)", [.integer(Int64(capacity))])
         }
     }
 

@@ -7,8 +7,8 @@
 ///   author (`session_user`), what made it and how many records it changed.
 /// - `history_change`: one row per record changed, with its entry, its table (by object id,
 ///   a partition's changes as its partitioned table's), its key (for finding a record's
-///   versions) and the row before and after, as `to_jsonb` gives them (read back, typed, by
-///   `jsonb_populate_record`). Deleting an entry is its deleter's to finish (no foreign key:
+///   versions) and the row before and after, as `to_json` gives them (a `json` column's
+///   text kept as it was; read back, typed, by `json_populate_record`). Deleting an entry is its deleter's to finish (no foreign key:
 ///   a save would pay for its check).
 ///
 /// The changes are recorded by the same statement-level triggers that announce them, with
@@ -24,11 +24,18 @@ enum JournalSetup {
     /// The journal's tables, in the `cardfile` schema.
     static let tables = ["history_entry", "history_change"]
 
-    /// The layout's tables, made when missing (idempotent); run in the setup's transaction.
+    /// The layout's tables, made when missing (idempotent), and who may do what with them:
+    /// - nobody but their owner writes them: the functions that do (the triggers', `history_begin`,
+    ///   `history_prune`) run as their owner (`SECURITY DEFINER`), so no role can forge an
+    ///   entry for another's undo to write;
+    /// - a role reads the changes of the tables it may read, and the entries that are its own
+    ///   or touch such a table (row security);
+    /// - an entry is appended to only in the transaction that made it (`txid`).
     static let tablesSQL = [
         """
         CREATE TABLE IF NOT EXISTS "\(NotifySetup.schema)".history_entry(
             id bigserial PRIMARY KEY,
+            txid bigint NOT NULL DEFAULT txid_current(),
             time timestamptz NOT NULL DEFAULT clock_timestamp(),
             author text NOT NULL DEFAULT session_user,
             source text NOT NULL DEFAULT 'form',
@@ -48,24 +55,54 @@ enum JournalSetup {
             relid oid NOT NULL,
             op text NOT NULL,
             rkey jsonb NOT NULL,
-            old jsonb,
-            new jsonb)
+            old json,
+            new json)
         """,
         "CREATE INDEX IF NOT EXISTS history_change_record ON \"\(NotifySetup.schema)\".history_change(relid, rkey)",
         "CREATE INDEX IF NOT EXISTS history_change_entry ON \"\(NotifySetup.schema)\".history_change(entry)",
-        // Every role that edits with Cardfile writes its entries (the triggers run as it).
-        "GRANT SELECT, INSERT, UPDATE, DELETE ON \"\(NotifySetup.schema)\".history_entry TO PUBLIC",
-        "GRANT SELECT, INSERT, DELETE ON \"\(NotifySetup.schema)\".history_change TO PUBLIC",
-        "GRANT USAGE ON ALL SEQUENCES IN SCHEMA \"\(NotifySetup.schema)\" TO PUBLIC",
-        // A role sees (and prunes) the changes of the tables it may read, and no others.
+        "REVOKE ALL ON \"\(NotifySetup.schema)\".history_entry, \"\(NotifySetup.schema)\".history_change FROM PUBLIC",
+        "GRANT SELECT ON \"\(NotifySetup.schema)\".history_entry, \"\(NotifySetup.schema)\".history_change TO PUBLIC",
         "ALTER TABLE \"\(NotifySetup.schema)\".history_change ENABLE ROW LEVEL SECURITY",
         "DROP POLICY IF EXISTS readers ON \"\(NotifySetup.schema)\".history_change",
         "CREATE POLICY readers ON \"\(NotifySetup.schema)\".history_change FOR SELECT USING (pg_catalog.has_table_privilege(relid, 'SELECT'))",
-        "DROP POLICY IF EXISTS writers ON \"\(NotifySetup.schema)\".history_change",
-        "CREATE POLICY writers ON \"\(NotifySetup.schema)\".history_change FOR INSERT WITH CHECK (true)",
-        "DROP POLICY IF EXISTS pruners ON \"\(NotifySetup.schema)\".history_change",
-        "CREATE POLICY pruners ON \"\(NotifySetup.schema)\".history_change FOR DELETE USING (pg_catalog.has_table_privilege(relid, 'SELECT'))",
+        "ALTER TABLE \"\(NotifySetup.schema)\".history_entry ENABLE ROW LEVEL SECURITY",
+        "DROP POLICY IF EXISTS readers ON \"\(NotifySetup.schema)\".history_entry",
+        """
+        CREATE POLICY readers ON "\(NotifySetup.schema)".history_entry FOR SELECT
+            USING (author = session_user OR EXISTS (SELECT 1 FROM unnest(relids) AS r WHERE pg_catalog.has_table_privilege(r, 'SELECT')))
+        """,
     ]
+
+    /// `cardfile.history_prune(capacity)`: drops the oldest entries, with their changes, while
+    /// the changes kept take more than `capacity` bytes (as stored); an import's batches go
+    /// together (half an import is not something to undo). Changes left without their entry
+    /// go too. As the journal's owner: it sees every table's changes, whoever asks.
+    static let pruneFunctionSQL = """
+        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_prune(p_capacity bigint) RETURNS bigint
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, pg_temp
+        AS $function$
+        DECLARE
+            cut bigint;
+            dropped bigint;
+        BEGIN
+            SELECT max(entry) INTO cut FROM (
+                SELECT entry, sum(sum(coalesce(pg_column_size(old), 0) + coalesce(pg_column_size(new), 0))) OVER (ORDER BY entry DESC) AS newer
+                  FROM "\(NotifySetup.schema)".history_change GROUP BY entry) s
+             WHERE newer > p_capacity;
+            IF cut IS NULL THEN
+                RETURN 0;
+            END IF;
+            WITH gone AS (
+                DELETE FROM "\(NotifySetup.schema)".history_entry e
+                 WHERE e.id <= cut OR e.grp IN (SELECT grp FROM "\(NotifySetup.schema)".history_entry WHERE id <= cut AND grp IS NOT NULL)
+                RETURNING e.id)
+            SELECT count(*) INTO dropped FROM gone;
+            DELETE FROM "\(NotifySetup.schema)".history_change c WHERE NOT EXISTS (SELECT 1 FROM "\(NotifySetup.schema)".history_entry e WHERE e.id = c.entry);
+            RETURN dropped;
+        END
+        $function$
+        """
 
     /// `cardfile.history_begin(source, grp, undoes, undone, row_limit)`: called first in a
     /// transaction that is not a form's save, it names the transaction's entry (the triggers
@@ -77,7 +114,7 @@ enum JournalSetup {
     static let beginFunctionSQL = """
         CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_begin(p_source text, p_group text, p_undoes bigint[], p_undone boolean, p_limit bigint)
         RETURNS bigint
-        LANGUAGE plpgsql
+        LANGUAGE plpgsql SECURITY DEFINER
         SET search_path = pg_catalog, pg_temp
         AS $function$
         DECLARE
@@ -86,11 +123,11 @@ enum JournalSetup {
             keeping boolean := true;
         BEGIN
             IF p_undoes IS NOT NULL THEN
-                UPDATE "\(NotifySetup.schema)".history_entry SET undone = p_undone WHERE id = ANY(p_undoes);
+                UPDATE "\(NotifySetup.schema)".history_entry SET undone = p_undone WHERE id = ANY(p_undoes) AND author = session_user;
             END IF;
             IF p_group IS NOT NULL THEN
                 SELECT coalesce(sum(records), 0), coalesce(bool_and(complete), true) INTO kept_before, keeping
-                  FROM "\(NotifySetup.schema)".history_entry WHERE grp = p_group;
+                  FROM "\(NotifySetup.schema)".history_entry WHERE grp = p_group AND author = session_user;
                 IF NOT keeping OR kept_before >= p_limit THEN
                     keeping := false;
                     DELETE FROM "\(NotifySetup.schema)".history_change
@@ -142,7 +179,21 @@ enum JournalSetup {
                         kept := 0;
                         keeping := true;
                     ELSE
-                        SELECT records, complete INTO kept, keeping FROM "\(NotifySetup.schema)".history_entry WHERE id = entry_id;
+                        -- (Only the entry this transaction made: a setting naming another's
+                        -- starts an entry of its own.)
+                        SELECT records, complete INTO kept, keeping FROM "\(NotifySetup.schema)".history_entry
+                         WHERE id = entry_id AND txid = txid_current();
+                        IF NOT FOUND THEN
+                            fresh := true;
+                            entry_id := nextval('"\(NotifySetup.schema)".history_entry_id_seq');
+                            kept := 0;
+                            keeping := true;
+                        END IF;
+                    END IF;
+                    -- A table with row security keeps its values to those its policies allow:
+                    -- the journal, which anyone who may read the table reads, keeps none.
+                    IF keeping AND EXISTS (SELECT 1 FROM pg_class WHERE oid IN (root_id, TG_RELID) AND relrowsecurity) THEN
+                        keeping := false;
                     END IF;
                     changed := 0;
                     IF TG_OP = 'TRUNCATE' OR TG_NARGS = 0 THEN
@@ -153,12 +204,12 @@ enum JournalSetup {
                             INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
                             SELECT entry_id, root_id, 'insert',
                                    CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END, NULL, n.j
-                              FROM (SELECT to_jsonb(r) AS j FROM cardfile_new r LIMIT row_limit - kept + 1) n;
+                              FROM (SELECT to_json(r) AS j FROM cardfile_new r LIMIT row_limit - kept + 1) n;
                         ELSIF TG_OP = 'DELETE' THEN
                             INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
                             SELECT entry_id, root_id, 'delete',
                                    CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END, o.j, NULL
-                              FROM (SELECT to_jsonb(r) AS j FROM cardfile_old r LIMIT row_limit - kept + 1) o;
+                              FROM (SELECT to_json(r) AS j FROM cardfile_old r LIMIT row_limit - kept + 1) o;
                         ELSE
                             -- Rows paired by key; a key changed is a delete and an insert, a
                             -- row written with its own values no change at all.
@@ -166,10 +217,10 @@ enum JournalSetup {
                             SELECT entry_id, root_id, CASE WHEN a.k IS NULL THEN 'insert' WHEN b.k IS NULL THEN 'delete' ELSE 'update' END,
                                    coalesce(a.k, b.k), a.j, b.j
                               FROM (SELECT o.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k
-                                      FROM (SELECT to_jsonb(r) AS j FROM cardfile_old r) o) a
+                                      FROM (SELECT to_json(r) AS j FROM cardfile_old r) o) a
                               FULL JOIN (SELECT n.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k
-                                      FROM (SELECT to_jsonb(r) AS j FROM cardfile_new r) n) b ON a.k = b.k
-                             WHERE a.j IS DISTINCT FROM b.j
+                                      FROM (SELECT to_json(r) AS j FROM cardfile_new r) n) b ON a.k = b.k
+                             WHERE a.j::text IS DISTINCT FROM b.j::text
                              LIMIT row_limit - kept + 1;
                         END IF;
                         GET DIAGNOSTICS changed = ROW_COUNT;

@@ -1,5 +1,6 @@
 import CardfileStore
 import Foundation
+import NIOConcurrencyHelpers
 
 /// The history of Cardfile's writes to a PostgreSQL database, kept on the server by
 /// `cardfile pg-setup`'s triggers (see ``JournalSetup``) and shared by everyone editing it.
@@ -9,7 +10,7 @@ import Foundation
 /// - `:history` shows every user's versions of a record, each with its author.
 /// - Alt-U and Alt-R work on the changes of the user connected (`session_user`): undoing a
 ///   teammate's save is done from `:history`, deliberately.
-/// - A change's values are read back through `jsonb_populate_record` with the table's row
+/// - A change's values are read back through `json_populate_record` with the table's row
 ///   type, then as the engine reads the table's own columns, so a record's versions compare
 ///   equal to the record as the editor shows it.
 final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable; the engine is thread-safe)
@@ -17,6 +18,8 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
     /// The most records one change (or one import, over its batches) keeps.
     let rowLimit: Int
     var recordLimit: Int { rowLimit }
+    /// Why the journal last failed to name a write, for the editor to say once.
+    private let problem = NIOLockedValueBox<String?>(nil)
 
     init(engine: PostgresEngine, rowLimit: Int) {
         self.engine = engine
@@ -31,8 +34,18 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
     /// Names a transaction's entry (see ``JournalSetup/beginFunctionSQL``).
     static let beginSQL = "SELECT \(schema).history_begin(?::text, ?::text, ?::bigint[], ?::boolean, ?::bigint)"
 
+    /// In a savepoint: a journal taken away since the editor opened (`pg-setup --remove`)
+    /// or refused fails the history, never the write. The problem is said once.
     func begin(_ note: HistoryNote, in session: any EngineSession) throws {
-        _ = try session.rows(Self.beginSQL, Self.arguments(note, limit: rowLimit))
+        do {
+            _ = try session.attempt { try session.rows(Self.beginSQL, Self.arguments(note, limit: rowLimit)) }
+        } catch let problem as PostgresProblem {
+            if case .refused = problem {
+                self.problem.withLockedValue { $0 = "History not kept: \(problem.message)" }
+                return
+            }
+            throw problem
+        }
     }
 
     func markWithoutWriting(_ note: HistoryNote) throws {
@@ -48,7 +61,7 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
 
     func flush() {}
 
-    func takeProblem() -> String? { nil }
+    func takeProblem() -> String? { problem.withLockedValue { value in defer { value = nil }; return value } }
 
     func whyNotKept(_ table: TableSchema) -> String? {
         if table.isView { return "a view's changes are kept under its tables" }
@@ -72,7 +85,7 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
 
     func entries(limit: Int) throws(StoreError) -> [HistoryEntry] {
         try reading { session in
-            try session.rows("SELECT \(Self.entryColumns) FROM \(Self.schema).history_entry e WHERE e.records > 0 OR e.undoes IS NOT NULL ORDER BY e.id DESC LIMIT ?",
+            try session.rows("SELECT \(Self.entryColumns) FROM \(Self.schema).history_entry e WHERE e.records > 0 OR e.undoes IS NOT NULL OR NOT e.complete ORDER BY e.id DESC LIMIT ?",
                              [.integer(Int64(limit))]).map { Self.entry($0).entry }
         }
     }
@@ -107,7 +120,7 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
         guard let oid = engine.oid(of: table) else { return [] }
         return try session.rows("""
             SELECT \(Self.entryColumns) FROM \(Self.schema).history_entry e
-            WHERE e.relids @> ARRAY[?::oid] AND e.source NOT IN ('undo', 'redo', 'elsewhere') AND e.author = session_user AND e.records > 0
+            WHERE e.relids @> ARRAY[?::oid] AND e.source NOT IN ('undo', 'redo', 'elsewhere') AND e.author = session_user AND (e.records > 0 OR NOT e.complete)
             ORDER BY e.id DESC LIMIT 1000
             """, [.integer(oid)]).map(Self.entry)
     }
@@ -156,8 +169,11 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
             guard let table = engine.tableSchema(withOID: oid) else {
                 throw StoreError.historyNotKept(count: entries.reduce(0) { $0 + $1.recordCount })
             }
-            all += try Self.changes(session, of: table, oid: oid, where: "c.relid = ?::oid AND c.entry = ANY(?::bigint[])", [.integer(oid), list])
-                .map { ($0.id, $0.change) }
+            let found = try Self.changes(session, of: table, oid: oid, where: "c.relid = ?::oid AND c.entry = ANY(?::bigint[])", [.integer(oid), list])
+            // (A column renamed or dropped since: its values would be written as NULL, or
+            // not at all.)
+            if found.contains(where: \.outdated) { throw StoreError.historyOutdated(table: table.name) }
+            all += found.map { ($0.id, $0.change) }
         }
         return all.sorted { $0.id < $1.id }.map(\.change)
     }
@@ -165,19 +181,22 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
     /// The changes of `table` matching `condition` (on `history_change c`), oldest first, each
     /// with its entry and its own id. Each side of a change is read as the table's row type,
     /// then column by column as the engine reads the table.
+    /// A change is `outdated` when it holds a column the table no longer has (renamed or
+    /// dropped since); a column added since is left out of it (its default stands).
     private static func changes(_ session: any EngineSession, of table: TableSchema, oid: Int64, where condition: String,
-                                _ arguments: [Value]) throws -> [(id: Int64, entry: Int64, change: RecordedChange)] {
+                                _ arguments: [Value]) throws -> [(id: Int64, entry: Int64, change: RecordedChange, outdated: Bool)] {
         // Columns a change writes back: those a person writes, and the numbers the database
         // gives (so a deleted row comes back with its own).
         let keyIndexes = Set(table.keyColumns.compactMap { $0.flatMap { table.columnIndex(named: $0.name) } })
         let columns = table.columns.indices.filter { table.columns[$0].isWritable || table.columns[$0].isNumberedByDatabase || keyIndexes.contains($0) }
         let reads = table.keyReadExpressions + columns.map { table.dialect.selectExpression(table.columns[$0]) }
         func side(_ name: String, _ number: Int) -> String {
-            "SELECT c.id AS \"__cf_change\", c.entry AS \"__cf_entry\", \(number) AS \"__cf_side\", r.* "
-                + "FROM \(schema).history_change c CROSS JOIN LATERAL jsonb_populate_record(NULL::\(table.quotedName), c.\(name)) r "
+            "SELECT c.id AS \"__cf_change\", c.entry AS \"__cf_entry\", \(number) AS \"__cf_side\", "
+                + "(SELECT string_agg(k, chr(31)) FROM json_object_keys(c.\(name)) AS k) AS \"__cf_keys\", r.* "
+                + "FROM \(schema).history_change c CROSS JOIN LATERAL json_populate_record(NULL::\(table.quotedName), c.\(name)) r "
                 + "WHERE c.\(name) IS NOT NULL AND \(condition)"
         }
-        let sql = "SELECT \"__cf_change\", \"__cf_entry\", \"__cf_side\", \(reads.joined(separator: ", ")) FROM ("
+        let sql = "SELECT \"__cf_change\", \"__cf_entry\", \"__cf_side\", \"__cf_keys\", \(reads.joined(separator: ", ")) FROM ("
             + side("old", 0) + " UNION ALL " + side("new", 1) + ") AS t ORDER BY 1, 3"
         let width = table.keyReadExpressions.count
         struct Sides {
@@ -185,38 +204,44 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
             var key: [Value]
             var old: [Value]?
             var new: [Value]?
+            /// The columns the change's sides hold (as its JSON names them).
+            var held: Set<String> = []
         }
         var sides: [Int64: Sides] = [:]
         var order: [Int64] = []
         for row in try session.rows(sql, arguments + arguments) {
             let id = Int64(row[0].wholeNumber ?? 0)
-            let values = Array(row[(3 + width)...])
-            var found = sides[id] ?? Sides(entry: Int64(row[1].wholeNumber ?? 0), key: Array(row[3..<(3 + width)]))
+            let values = Array(row[(4 + width)...])
+            var found = sides[id] ?? Sides(entry: Int64(row[1].wholeNumber ?? 0), key: Array(row[4..<(4 + width)]))
             if sides[id] == nil { order.append(id) }
             if row[2].wholeNumber == 0 { found.old = values } else { found.new = values }
+            if case .text(let keys) = row[3] { found.held.formUnion(keys.split(separator: "\u{1F}").map(String.init)) }
             sides[id] = found
         }
         let names = columns.map { table.columns[$0].name }
+        let allNames = Set(table.columns.map(\.name))
         return order.compactMap { id in
             guard let found = sides[id] else { return nil }
             let record = ObjectID(table: table.name, primaryKey: found.key)
+            let present = names.indices.filter { found.held.contains(names[$0]) }
+            let outdated = !found.held.isSubset(of: allNames)
             let fields: [RecordedChange.Field]
             let kind: RecordedChange.Kind
             switch (found.old, found.new) {
             case (let old?, let new?):
                 kind = .update
-                fields = names.indices.filter { old[$0] != new[$0] }.map { .init(name: names[$0], old: old[$0], new: new[$0]) }
-                if fields.isEmpty { return nil }
+                fields = present.filter { old[$0] != new[$0] }.map { .init(name: names[$0], old: old[$0], new: new[$0]) }
+                if fields.isEmpty, !outdated { return nil }
             case (nil, let new?):
                 kind = .insert
-                fields = names.indices.map { .init(name: names[$0], old: nil, new: new[$0]) }
+                fields = present.map { .init(name: names[$0], old: nil, new: new[$0]) }
             case (let old?, nil):
                 kind = .delete
-                fields = names.indices.map { .init(name: names[$0], old: old[$0], new: nil) }
+                fields = present.map { .init(name: names[$0], old: old[$0], new: nil) }
             case (nil, nil):
                 return nil
             }
-            return (id, found.entry, RecordedChange(id: record, kind: kind, fields: fields))
+            return (id, found.entry, RecordedChange(id: record, kind: kind, fields: fields), outdated)
         }
     }
 

@@ -57,8 +57,12 @@ extension StoreError: CustomStringConvertible, LocalizedError {
             return "\(context.name) is a scratch context: its changes are never saved."
         case .validationFailed, .conflicts:
             return message(notDone: "Not saved")
+        case .historyNotKept(let count) where count == 0:
+            return "That change named no records the history could keep (a TRUNCATE names none, and a table with row security keeps its values to itself), so it cannot be undone."
         case .historyNotKept(let count):
             return "That change (\(count) record\(count == 1 ? "" : "s")) was too large for the history to keep its values, so it cannot be undone."
+        case .historyOutdated(let table):
+            return "That change cannot be written back: columns of \(table) were renamed or dropped since it was made. Its values are in :history."
         case .invalidFilter(let message, let offset):
             return "The filter cannot be read at character \(offset + 1): \(message)."
         case .cannotOpen(let path, let detail):

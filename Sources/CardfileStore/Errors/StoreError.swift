@@ -97,6 +97,9 @@ public enum StoreError: Error, Hashable, Sendable {
     /// A change too large for the history's cap was listed without its records, so it
     /// cannot be undone.
     case historyNotKept(count: Int)
+    /// A journaled change of `table` cannot be written back: the table's columns were renamed
+    /// or dropped since it was made.
+    case historyOutdated(table: String)
     /// The file could not be opened for another reason; `detail` is SQLite's.
     case cannotOpen(path: String, detail: String)
     /// A file was not written, and whatever stood at `path` is as it was.

@@ -56,7 +56,7 @@ extension Container {
     /// a context holding 125,000 records took 8 s where this takes well under one.
     public func write(_ step: HistoryStep, changedSince: ChangedSince = .ask, inContextAtMost: Int = 200) throws(StoreError) -> HistoryWrite {
         guard step.isComplete else { throw StoreError.historyNotKept(count: step.recordCount) }
-        if step.changes.count > inContextAtMost { return try writeInBulk(step, changedSince: changedSince) }
+        if step.changes.count > inContextAtMost || bringsBackNumbers(step) { return try writeInBulk(step, changedSince: changedSince) }
         let context = newBackgroundContext(name: step.isRedo ? "redo" : "undo")
         let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
         context.historyNote.withLock { $0 = note }
@@ -95,6 +95,16 @@ extension Container {
             return result
         }
         throw StoreError.conflicts(last)
+    }
+
+    /// Whether `step` brings a row back with a number only the database may write (an
+    /// identity column `GENERATED ALWAYS`, key or not): a context refuses to set one, and the
+    /// bulk write keeps it (`OVERRIDING SYSTEM VALUE`).
+    private func bringsBackNumbers(_ step: HistoryStep) -> Bool {
+        step.changes.contains { change in
+            guard change.kind == .insert, let table = core.schema.table(named: change.id.table) else { return false }
+            return change.fields.contains { field in table.column(named: field.name).map { !$0.isWritable && $0.isNumberedByDatabase } ?? false }
+        }
     }
 
     /// A large step as bulk changes, one per table and shape (whole rows; the same fields),
