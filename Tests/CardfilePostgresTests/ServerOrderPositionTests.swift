@@ -30,4 +30,34 @@ struct ServerOrderPositionTests {
             #expect(String(live.window.firstRow + line) == expected, "\(context)")
         }
     }
+
+    /// A `json` column and a composite type holding one have no ordering of their own (and
+    /// the composite no equality): their lists, `F` and `I` go by their text, and a row's
+    /// position is its place in that order.
+    @Test func columnsWithoutAnOrderAreSortedCountedAndDescribedByTheirText() throws {
+        let seed = Fuzz.seed()
+        var random = SeededRandom(seed: seed)
+        let place = try DatabasePlace("""
+            CREATE TYPE cj AS (a int, b json);
+            CREATE TABLE m (id int PRIMARY KEY, c cj, j json);
+            INSERT INTO m SELECT i, ROW(i % 7, '{"k": ' || (i % 3) || '}')::cj, ('[' || (i % 11) || ']')::json FROM generate_series(1, 2000) AS i;
+            """)
+        let frequencies = try place.container.frequencies(of: "c", table: "m")
+        #expect(frequencies.values.count == 21, "\(frequencies.values.prefix(3))")
+        let statistics = try place.container.statistics(of: "c", table: "m")
+        #expect(statistics.distinct == 21)
+        for column in ["c", "j"] {
+            let live = try LiveQuery(context: place.container.viewContext, spec: LiveQuerySpec(table: "m", sort: [ColumnSort(column)]), height: 10)
+            try live.waitForBackgroundWork()
+            for round in 0..<Fuzz.scaled(4) {
+                let id = Int64(1 + random.next(below: 2000))
+                let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), \(column), round \(round), id \(id)"
+                try live.select(ObjectID(table: "m", primaryKey: [.integer(id)]))
+                try live.waitForBackgroundWork()
+                let line = try #require(live.window.selectedLine, "\(context)")
+                let expected = try place.psql("SELECT count(*) FROM m WHERE (\(column)::text, id) < (SELECT \(column)::text, id FROM m WHERE id = \(id))")
+                #expect(String(live.window.firstRow + line) == expected, "\(context)")
+            }
+        }
+    }
 }

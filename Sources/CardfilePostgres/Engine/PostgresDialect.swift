@@ -50,11 +50,12 @@ package struct PostgresDialect: SQLDialect {
     /// The types of text, whose values have a length.
     static let textTypes: Set<String> = ["text", "character varying", "bpchar", "character", "name", "citext"]
 
-    /// An array of such a type has none either.
+    /// An array of such a type has none either; a composite type's may fail on a member
+    /// (``ColumnDescription/comparesAsText``).
     package func comparable(_ name: String, column: ColumnDescription) -> String {
         var type = Substring(column.declaredType)
         while type.hasSuffix("[]") { type = type.dropLast(2) }
-        return Self.unorderedTypes.contains(String(type)) ? "(\(name))::text" : name
+        return Self.unorderedTypes.contains(String(type)) || column.comparesAsText ? "(\(name))::text" : name
     }
 
     /// None: `min` and `max` exist for some types only (not for a `uuid`, a `boolean`, bytes).

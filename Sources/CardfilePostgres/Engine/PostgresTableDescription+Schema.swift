@@ -19,6 +19,7 @@ extension PostgresTableDescription {
                 generation: column.isGenerated || column.identity != .none ? .stored : .none)
             described.affinity = Self.affinity(of: column.kind)
             described.isNumberedByDatabase = column.identity != .none
+            described.comparesAsText = column.category == "C"
             columns.append(described)
         }
         return TableSchema(

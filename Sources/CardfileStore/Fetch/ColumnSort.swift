@@ -51,7 +51,7 @@ extension TableSchema {
             if descriptor.collation == nil || descriptor.collation == column.collation {
                 seen.insert(column.name.lowercased())
             }
-            var term = column.name.quotedIdentifier
+            var term = dialect.comparable(column.name.quotedIdentifier, column: column)
             if let collation = descriptor.collation { term += " COLLATE \(collation.name)" }
             terms.append(dialect.orderTerm(term, ascending: descriptor.ascending, canBeNull: !column.isNotNull))
         }

@@ -41,7 +41,9 @@ struct OrderedQuery: Sendable {
             if descriptor.collation == nil || descriptor.collation == table.columns[index].collation {
                 used.insert(table.columns[index].name.lowercased())
             }
-            var expression = table.quotedColumnNames[index]
+            // (A column the engine cannot order by its own rules, json or a composite type on
+            // PostgreSQL, is ordered by its text.)
+            var expression = table.dialect.comparable(table.quotedColumnNames[index], column: table.columns[index])
             // A view's column may carry a collation SQLite does not report (`name COLLATE
             // NOCASE AS name`): the order is made explicit, so SQL sorts as Swift compares.
             if let collation = descriptor.collation ?? (table.isView ? table.columns[index].collation : nil) {

@@ -33,6 +33,11 @@ public struct ColumnDescription: Hashable, Sendable {
     /// but a row deleted and brought back by an undo gets its number back.
     public var isNumberedByDatabase = false
 
+    /// True for a column whose values the engine can neither order nor tell apart by their
+    /// own rules in every case (PostgreSQL's composite types, which compare member by member
+    /// and fail on a `json` member): counted, sorted and grouped by their text.
+    package var comparesAsText = false
+
     /// True when callers may write the column: not generated and not hidden.
     public var isWritable: Bool { generation == .none && !isHidden }
 
