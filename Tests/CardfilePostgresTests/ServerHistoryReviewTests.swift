@@ -22,14 +22,34 @@ struct ServerHistoryReviewTests {
         }
         deinit { _ = try? place.server.psql("postgres", "DROP OWNED BY \(name) CASCADE; DROP ROLE IF EXISTS \(name)") }
 
-        /// psql as this role (`SET ROLE`, so the session user stays the test's).
-        func psql(_ sql: String) throws -> String { try place.psql("SET ROLE \(name); \(sql)") }
+        /// psql logged in as this role.
+        @discardableResult
+        func psql(_ sql: String) throws -> String {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+                                 "postgres://\(name):rolepw@127.0.0.1:\(place.server.port)/\(place.database)", "-c", sql]
+            let output = Pipe()
+            let errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            let printed = output.fileHandleForReading.readDataToEndOfFile()
+            let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw RoleFailure(description: String(decoding: complaint, as: UTF8.self)) }
+            return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
 
         func engine() throws -> PostgresEngine {
             let home = TemporaryDirectory()
             let url = "postgres://\(name):rolepw@127.0.0.1:\(place.server.port)/\(place.database)"
             return try PostgresEngine(try PostgresLocation.resolve(url, environment: [:], homeFolder: home.path, loginName: "x").location)
         }
+    }
+
+    struct RoleFailure: Error, CustomStringConvertible {
+        let description: String
     }
 
     @Test func noRoleCanWriteTheJournalButThroughItsTriggers() throws {
@@ -84,7 +104,9 @@ struct ServerHistoryReviewTests {
         try place.save(1, ["city": "Newest"])
         let engine = try bob.engine()
         defer { engine.close() }
-        _ = try Container(engine: engine, options: StoreOptions(history: HistorySettings(folder: "/nonexistent", capacity: 2500)))
+        // (The capacity is the journal owner's to set; bob's own asks nothing of it.)
+        try place.psql("UPDATE cardfile.history_settings SET capacity = 2500")
+        _ = try Container(engine: engine, options: StoreOptions(history: HistorySettings(folder: "/nonexistent", capacity: 1)))
         let deadline = Date().addingTimeInterval(10)
         while try place.psql("SELECT count(*) FROM cardfile.history_entry") == "9", Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         #expect(try place.psql("SELECT count(*) FROM cardfile.history_entry") != "9", "bob's opening pruned")
@@ -172,5 +194,44 @@ struct ServerHistoryReviewTests {
         #expect(try place.container.run(try place.container.compile("UPDATE people SET age = 1"), cancellation: Cancellation()) == 3)
         #expect(try place.psql("SELECT string_agg(city || age, ',' ORDER BY id) FROM people") == "Z1,Z1,Z1")
         #expect(try place.history.takeProblem()?.contains("History not kept") == true)
+    }
+
+    // MARK: - The second review
+
+    /// The trigger function runs as the writer: a table's owner's cast runs with the owner's
+    /// rights, never the journal owner's.
+    @Test func aCastOnAnOwnersTypeRunsWithTheOwnersRightsNotTheJournals() throws {
+        let place = try Place()
+        let mallory = try Role(place, "mallory", grants: "GRANT CREATE ON SCHEMA public TO ROLE")
+        _ = try mallory.psql("""
+            CREATE TYPE k AS ENUM ('a');
+            CREATE FUNCTION k_text(k) RETURNS text LANGUAGE plpgsql AS $$ BEGIN EXECUTE 'ALTER ROLE \(mallory.name) SUPERUSER'; RETURN 'a'; END $$;
+            CREATE CAST (k AS text) WITH FUNCTION k_text(k);
+            CREATE TABLE mtab (id k PRIMARY KEY);
+            CREATE TRIGGER t AFTER INSERT ON mtab REFERENCING NEW TABLE AS cardfile_new FOR EACH STATEMENT EXECUTE FUNCTION cardfile.notify_change('id');
+            """)
+        // (The cast is refused its ALTER ROLE, as mallory: whether the insert then fails is the
+        // cast's affair.)
+        _ = try? mallory.psql("BEGIN; SELECT set_config('cardfile.capture', '100', true); INSERT INTO mtab VALUES ('a'); COMMIT")
+        #expect(try place.psql("SELECT rolsuper FROM pg_roles WHERE rolname = '\(mallory.name)'") == "f")
+    }
+
+    @Test func noRolePrunesBeyondTheOwnersCapacityNorTouchesAnothersImport() throws {
+        let place = try Place()
+        let mallory = try Role(place, "mallory", grants: "GRANT SELECT, UPDATE ON people TO ROLE")
+        try place.save(1, ["city": "Paris"])
+        _ = try mallory.psql("SELECT cardfile.history_prune()")
+        #expect(try place.psql("SELECT count(*) FROM cardfile.history_entry") == "1", "within the capacity: nothing pruned")
+        let folder = TemporaryDirectory()
+        let csv = folder.file("more.csv")
+        try "id,name\n10,Ten\n11,Eleven\n".write(toFile: csv, atomically: true, encoding: .utf8)
+        _ = try Importer(container: place.container, file: csv, options: ImportOptions(table: "people")).run()
+        let group = try place.psql("SELECT grp FROM cardfile.history_entry WHERE grp IS NOT NULL LIMIT 1")
+        _ = try mallory.psql("SELECT cardfile.history_begin('import', '\(group)', NULL, false, 0)")
+        _ = try mallory.psql("BEGIN; SELECT cardfile.history_begin('import', '\(group)', NULL, false, 1000); UPDATE people SET name = 'MALLORY' WHERE id = 1; COMMIT")
+        let step = try #require(try place.history.nextUndo(table: "people"))
+        #expect(step.source == .import && step.isComplete && step.recordCount == 2, "\(step.entries)")
+        _ = try place.container.write(step)
+        #expect(try place.psql("SELECT string_agg(id || name, ',' ORDER BY id) FROM people") == "1MALLORY,2Grace,3Linus", "the import undone, nothing of mallory's written back")
     }
 }

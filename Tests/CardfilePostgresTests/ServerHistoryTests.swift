@@ -225,11 +225,12 @@ struct ServerHistoryTests {
         for round in 0..<12 { try place.save(1, ["city": .text(String(repeating: "\(round % 10)", count: 400))]) }
         let newest = try place.psql("SELECT max(id) FROM cardfile.history_entry")
         #expect(try place.psql("SELECT count(*) FROM cardfile.history_entry") == "12")
-        // Another editor opens with a capacity of about three of those changes (each keeps
-        // the row before and after: some 900 bytes as stored).
+        // The journal's owner sets a capacity of about three of those changes (each keeps the
+        // row before and after: some 900 bytes as stored); another editor opens.
+        try place.psql("UPDATE cardfile.history_settings SET capacity = 3000")
         let engine = try PostgresEngine(try place.server.location(place.database))
         defer { engine.close() }
-        let other = try Container(engine: engine, options: StoreOptions(history: HistorySettings(folder: "/nonexistent", capacity: 3000)))
+        let other = try Container(engine: engine, options: StoreOptions(history: HistorySettings(folder: "/nonexistent")))
         #expect(other.history != nil)
         let deadline = Date().addingTimeInterval(10)
         var left = try place.psql("SELECT count(*) FROM cardfile.history_entry")

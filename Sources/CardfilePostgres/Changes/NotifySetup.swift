@@ -37,7 +37,7 @@ public struct NotifySetup: Sendable {
     ]
 
     /// Marks the function's version in its body: a setup finding an older one replaces it.
-    static let version = "cardfile notify_change version 4"
+    static let version = "cardfile notify_change version 5"
 
     public let session: PostgresSession
 
@@ -102,7 +102,9 @@ public struct NotifySetup: Sendable {
         // The history journal goes too: everything Cardfile put in the database.
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_begin(text, text, bigint[], boolean, bigint)"))
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_key(anyelement)"))
-        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_prune(bigint)"))
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_prune()"))
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_room(oid[], bigint, boolean)"))
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_record(oid, text[], jsonb[], json[], json[])"))
         for table in JournalSetup.tables.reversed() {
             try session.run(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(schema).\(PostgresName.quoted(table))"))
         }
@@ -153,7 +155,8 @@ public struct NotifySetup: Sendable {
         }
         if !isCurrent {
             // (The journal's tables first: the function names them.)
-            for statement in JournalSetup.tablesSQL + [JournalSetup.beginFunctionSQL, JournalSetup.pruneFunctionSQL, JournalSetup.keyFunctionSQL, Self.functionSQL] {
+            for statement in JournalSetup.tablesSQL + [JournalSetup.beginFunctionSQL, JournalSetup.pruneFunctionSQL, JournalSetup.roomFunctionSQL,
+                                                       JournalSetup.recordFunctionSQL, JournalSetup.keyFunctionSQL, Self.functionSQL] {
                 try session.run(PostgresQuery(unsafeSQL: statement))
             }
         }
@@ -214,7 +217,7 @@ public struct NotifySetup: Sendable {
     /// sent and the notification means "this table changed".
     static let functionSQL = """
         CREATE OR REPLACE FUNCTION "\(schema)".notify_change() RETURNS trigger
-        LANGUAGE plpgsql SECURITY DEFINER
+        LANGUAGE plpgsql
         \(keySettings.map { "SET \($0.0) = '\($0.1)'" }.joined(separator: " "))
         SET search_path = pg_catalog, pg_temp
         AS $function$
@@ -228,12 +231,11 @@ public struct NotifySetup: Sendable {
             table_schema text := TG_TABLE_SCHEMA;
             table_name text := TG_TABLE_NAME;
             root_id oid := coalesce(pg_partition_root(TG_RELID), TG_RELID);
-            entry_id bigint;
-            row_limit bigint;
             changed bigint;
-            kept bigint;
-            keeping boolean;
-            fresh boolean;
+            cap_ops text[];
+            cap_keys jsonb[];
+            cap_olds json[];
+            cap_news json[];
         BEGIN
             -- A partition's changes are announced as its partitioned table's.
             SELECT n.nspname, c.relname INTO table_schema, table_name

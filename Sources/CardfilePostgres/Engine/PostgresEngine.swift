@@ -341,7 +341,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// when it is not installed, or this user may not write it. From now on the writer's
     /// transactions are recorded, each change keeping at most `settings.capacity / 640`
     /// records (100,000 by default, about the quarter of the capacity a file's journal keeps
-    /// whole). The journal is pruned to the capacity in the background.
+    /// whole). The journal is pruned to the capacity its owner set, in the background.
     package func openJournal(_ settings: HistorySettings) -> (journal: (any EngineJournal)?, problem: String?) {
         let installed: Bool
         do {
@@ -349,7 +349,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                 try session.firstRow("""
                     SELECT to_regclass('\(NotifySetup.schema).history_change') IS NOT NULL
                        AND to_regprocedure('\(NotifySetup.schema).history_begin(text, text, bigint[], boolean, bigint)') IS NOT NULL
-                       AND to_regprocedure('\(NotifySetup.schema).history_prune(bigint)') IS NOT NULL
+                       AND to_regprocedure('\(NotifySetup.schema).history_prune()') IS NOT NULL
+                       AND to_regprocedure('\(NotifySetup.schema).history_record(oid, text[], jsonb[], json[], json[])') IS NOT NULL
                     """, [])?.first == .boolean(true)
             }
         } catch {
@@ -364,7 +365,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         writerCaptures = false
         writing.unlock()
         let journal = ServerJournal(engine: self, rowLimit: limit)
-        Thread.detachNewThread { [self] in try? prune(to: settings.capacity) }
+        Thread.detachNewThread { [self] in try? prune() }
         return (journal, nil)
     }
 
@@ -375,14 +376,15 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         return try? PostgresEngineSession.query(ServerJournal.beginSQL, ServerJournal.arguments(note, limit: limit))
     }
 
-    /// Drops the oldest entries while the journal's changes take more than `capacity` bytes
-    /// (as stored). Looked at only when the table itself is larger (a cheap check): a table
-    /// emptied by pruning stays large until vacuumed, and is then summed once a start.
-    private func prune(to capacity: Int) throws {
+    /// Drops the oldest entries while the journal's changes take more than the capacity its
+    /// owner set (`cardfile.history_settings`, 64 MiB unless changed). Summed only when the
+    /// table itself is larger (a cheap check): a table emptied by pruning stays large until
+    /// vacuumed, and is then summed once a start.
+    private func prune() throws {
+        // (As the journal's owner, to the capacity it set: every table's changes count,
+        // whoever opens.)
         try write(lockWait: .seconds(1), oneStatement: false) { session in
-            guard let size = try session.integer("SELECT pg_total_relation_size('\(NotifySetup.schema).history_change')", []), size > capacity else { return }
-            // (As the journal's owner: every table's changes count, whoever opens.)
-            _ = try session.rows("SELECT \"\(NotifySetup.schema)\".history_prune(?::bigint)", [.integer(Int64(capacity))])
+            _ = try session.rows("SELECT \"\(NotifySetup.schema)\".history_prune()", [])
         }
     }
 

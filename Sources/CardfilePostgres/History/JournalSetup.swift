@@ -22,7 +22,7 @@
 /// security), so the journal shows nobody a value their rights hide.
 enum JournalSetup {
     /// The journal's tables, in the `cardfile` schema.
-    static let tables = ["history_entry", "history_change"]
+    static let tables = ["history_entry", "history_change", "history_settings"]
 
     /// The layout's tables, made when missing (idempotent), and who may do what with them:
     /// - nobody but their owner writes them: the functions that do (the triggers', `history_begin`,
@@ -58,6 +58,13 @@ enum JournalSetup {
             old json,
             new json)
         """,
+        """
+        CREATE TABLE IF NOT EXISTS "\(NotifySetup.schema)".history_settings(
+            capacity bigint NOT NULL DEFAULT 67108864, only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row))
+        """,
+        "INSERT INTO \"\(NotifySetup.schema)\".history_settings DEFAULT VALUES ON CONFLICT DO NOTHING",
+        "REVOKE ALL ON \"\(NotifySetup.schema)\".history_settings FROM PUBLIC",
+        "GRANT SELECT ON \"\(NotifySetup.schema)\".history_settings TO PUBLIC",
         "CREATE INDEX IF NOT EXISTS history_change_record ON \"\(NotifySetup.schema)\".history_change(relid, rkey)",
         "CREATE INDEX IF NOT EXISTS history_change_entry ON \"\(NotifySetup.schema)\".history_change(entry)",
         "REVOKE ALL ON \"\(NotifySetup.schema)\".history_entry, \"\(NotifySetup.schema)\".history_change FROM PUBLIC",
@@ -73,23 +80,30 @@ enum JournalSetup {
         """,
     ]
 
-    /// `cardfile.history_prune(capacity)`: drops the oldest entries, with their changes, while
-    /// the changes kept take more than `capacity` bytes (as stored); an import's batches go
-    /// together (half an import is not something to undo). Changes left without their entry
-    /// go too. As the journal's owner: it sees every table's changes, whoever asks.
+    /// `cardfile.history_prune()`: drops the oldest entries, with their changes, while the
+    /// changes kept take more than the capacity in `history_settings` (64 MiB unless the
+    /// journal's owner sets another) as stored; an import's batches go together (half an
+    /// import is not something to undo). Changes left without their entry go too. As the
+    /// journal's owner (it sees every table's changes, whoever asks), and with no argument:
+    /// whoever calls it, it only ever keeps the journal within what its owner set.
     static let pruneFunctionSQL = """
-        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_prune(p_capacity bigint) RETURNS bigint
+        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_prune() RETURNS bigint
         LANGUAGE plpgsql SECURITY DEFINER
         SET search_path = pg_catalog, pg_temp
         AS $function$
         DECLARE
+            limit_bytes bigint;
             cut bigint;
             dropped bigint;
         BEGIN
+            SELECT capacity INTO limit_bytes FROM "\(NotifySetup.schema)".history_settings;
+            IF limit_bytes IS NULL OR pg_total_relation_size('"\(NotifySetup.schema)".history_change') <= limit_bytes THEN
+                RETURN 0;
+            END IF;
             SELECT max(entry) INTO cut FROM (
                 SELECT entry, sum(sum(coalesce(pg_column_size(old), 0) + coalesce(pg_column_size(new), 0))) OVER (ORDER BY entry DESC) AS newer
                   FROM "\(NotifySetup.schema)".history_change GROUP BY entry) s
-             WHERE newer > p_capacity;
+             WHERE newer > limit_bytes;
             IF cut IS NULL THEN
                 RETURN 0;
             END IF;
@@ -100,6 +114,103 @@ enum JournalSetup {
             SELECT count(*) INTO dropped FROM gone;
             DELETE FROM "\(NotifySetup.schema)".history_change c WHERE NOT EXISTS (SELECT 1 FROM "\(NotifySetup.schema)".history_entry e WHERE e.id = c.entry);
             RETURN dropped;
+        END
+        $function$
+        """
+
+    /// The owner's two functions the trigger function calls, with values it has already made
+    /// (so no code of a table's owner, a cast or an output function, ever runs with the
+    /// journal owner's rights). Each writes only the entry of its caller's own transaction,
+    /// in its caller's name, for a table its caller may write.
+    ///
+    /// `cardfile.history_room(relids, changed, truncate)`: whether the statement's `changed`
+    /// records may be kept. When not (a TRUNCATE, a table with row security, past the
+    /// records one change keeps, `cardfile.capture`), the entry is listed without records
+    /// and its records counted.
+    static let roomFunctionSQL = """
+        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_room(p_relids oid[], p_changed bigint, p_truncate boolean)
+        RETURNS boolean
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, pg_temp
+        AS $function$
+        DECLARE
+            entry_id bigint := nullif(current_setting('cardfile.entry', true), '')::bigint;
+            root oid := p_relids[1];
+            kept bigint := 0;
+            keeping boolean := true;
+            found_entry boolean;
+            row_limit bigint := CASE WHEN current_setting('cardfile.capture', true) ~ '^[0-9]+$'
+                                     THEN current_setting('cardfile.capture', true)::bigint ELSE 0 END;
+        BEGIN
+            IF NOT (has_table_privilege(session_user, root, 'INSERT') OR has_table_privilege(session_user, root, 'UPDATE')
+                    OR has_table_privilege(session_user, root, 'DELETE') OR has_table_privilege(session_user, root, 'TRUNCATE')) THEN
+                RETURN false;
+            END IF;
+            SELECT records, complete INTO kept, keeping FROM "\(NotifySetup.schema)".history_entry
+             WHERE id = entry_id AND txid = txid_current() AND author = session_user;
+            found_entry := FOUND;
+            IF NOT found_entry THEN
+                kept := 0;
+                keeping := true;
+            END IF;
+            IF keeping AND (p_truncate OR kept + p_changed > row_limit
+                            OR EXISTS (SELECT 1 FROM pg_class WHERE oid = ANY(p_relids) AND relrowsecurity)) THEN
+                keeping := false;
+                IF found_entry THEN
+                    DELETE FROM "\(NotifySetup.schema)".history_change WHERE entry = entry_id;
+                END IF;
+            END IF;
+            IF keeping THEN
+                RETURN true;
+            END IF;
+            IF found_entry THEN
+                UPDATE "\(NotifySetup.schema)".history_entry
+                   SET records = records + p_changed, complete = false,
+                       relids = CASE WHEN root = ANY(relids) THEN relids ELSE relids || root END
+                 WHERE id = entry_id;
+            ELSE
+                INSERT INTO "\(NotifySetup.schema)".history_entry(records, complete, relids) VALUES (p_changed, false, ARRAY[root]) RETURNING id INTO entry_id;
+                PERFORM set_config('cardfile.entry', entry_id::text, true);
+            END IF;
+            RETURN false;
+        END
+        $function$
+        """
+
+    /// `cardfile.history_record(relid, ops, keys, olds, news)`: keeps a statement's changes
+    /// (made by the trigger function as its caller) in the entry of the caller's transaction,
+    /// made now when it has none yet.
+    static let recordFunctionSQL = """
+        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_record(p_relid oid, p_ops text[], p_keys jsonb[], p_olds json[], p_news json[])
+        RETURNS void
+        LANGUAGE plpgsql SECURITY DEFINER
+        SET search_path = pg_catalog, pg_temp
+        AS $function$
+        DECLARE
+            entry_id bigint := nullif(current_setting('cardfile.entry', true), '')::bigint;
+            fresh boolean;
+            written bigint;
+        BEGIN
+            IF NOT (has_table_privilege(session_user, p_relid, 'INSERT') OR has_table_privilege(session_user, p_relid, 'UPDATE')
+                    OR has_table_privilege(session_user, p_relid, 'DELETE')) THEN
+                RETURN;
+            END IF;
+            PERFORM 1 FROM "\(NotifySetup.schema)".history_entry WHERE id = entry_id AND txid = txid_current() AND author = session_user AND complete;
+            fresh := NOT FOUND;
+            IF fresh THEN
+                entry_id := nextval('"\(NotifySetup.schema)".history_entry_id_seq');
+            END IF;
+            INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
+            SELECT entry_id, p_relid, u.op, u.rkey, u.old, u.new FROM unnest(p_ops, p_keys, p_olds, p_news) AS u(op, rkey, old, new);
+            GET DIAGNOSTICS written = ROW_COUNT;
+            IF fresh THEN
+                INSERT INTO "\(NotifySetup.schema)".history_entry(id, records, relids) VALUES (entry_id, written, ARRAY[p_relid]);
+                PERFORM set_config('cardfile.entry', entry_id::text, true);
+            ELSE
+                UPDATE "\(NotifySetup.schema)".history_entry
+                   SET records = records + written, relids = CASE WHEN p_relid = ANY(relids) THEN relids ELSE relids || p_relid END
+                 WHERE id = entry_id;
+            END IF;
         END
         $function$
         """
@@ -131,8 +242,8 @@ enum JournalSetup {
                 IF NOT keeping OR kept_before >= p_limit THEN
                     keeping := false;
                     DELETE FROM "\(NotifySetup.schema)".history_change
-                     WHERE entry IN (SELECT id FROM "\(NotifySetup.schema)".history_entry WHERE grp = p_group);
-                    UPDATE "\(NotifySetup.schema)".history_entry SET complete = false WHERE grp = p_group AND complete;
+                     WHERE entry IN (SELECT id FROM "\(NotifySetup.schema)".history_entry WHERE grp = p_group AND author = session_user);
+                    UPDATE "\(NotifySetup.schema)".history_entry SET complete = false WHERE grp = p_group AND author = session_user AND complete;
                 END IF;
             END IF;
             INSERT INTO "\(NotifySetup.schema)".history_entry(source, grp, undoes, complete)
@@ -155,108 +266,54 @@ enum JournalSetup {
         """
 
     /// The part of the trigger function that records a statement's changes (inside its
-    /// `BEGIN … END`). A failure here never fails the person's write: the entry is marked not
-    /// whole instead.
+    /// `BEGIN … END`), as the writer: it makes each row's `to_json` and key (a table's own
+    /// casts and output functions run with the writer's rights, never the journal owner's),
+    /// asks `history_room` whether they may be kept and hands them to `history_record`
+    /// (see ``roomFunctionSQL``). A failure here never fails the person's write: the entry
+    /// is marked not whole instead.
     ///
     /// A key of one column (the most common) is made without a subquery: `:set` on 100,000
     /// records took 2.49 s with one for every key.
-    ///
-    /// Static SQL throughout (PL/pgSQL keeps a plan per table the function serves), and for a
-    /// form's save, the usual write, two statements: the changes, then the entry with its
-    /// count (its id taken from the sequence first). A save with the journal cost 1.55 times a
-    /// plain UPDATE with the triggers when this took five statements with a dynamic one;
-    /// see the note of issue 21 for the figures now.
     static let captureBlock = """
             IF coalesce(current_setting('cardfile.entry', true), '') <> ''
                OR coalesce(current_setting('cardfile.capture', true), '') <> '' THEN
                 BEGIN
-                    entry_id := nullif(current_setting('cardfile.entry', true), '')::bigint;
-                    row_limit := CASE WHEN current_setting('cardfile.capture', true) ~ '^[0-9]+$'
-                                      THEN current_setting('cardfile.capture', true)::bigint ELSE 0 END;
-                    fresh := entry_id IS NULL;
-                    IF fresh THEN
-                        entry_id := nextval('"\(NotifySetup.schema)".history_entry_id_seq');
-                        kept := 0;
-                        keeping := true;
-                    ELSE
-                        -- (Only the entry this transaction made: a setting naming another's
-                        -- starts an entry of its own.)
-                        SELECT records, complete INTO kept, keeping FROM "\(NotifySetup.schema)".history_entry
-                         WHERE id = entry_id AND txid = txid_current();
-                        IF NOT FOUND THEN
-                            fresh := true;
-                            entry_id := nextval('"\(NotifySetup.schema)".history_entry_id_seq');
-                            kept := 0;
-                            keeping := true;
-                        END IF;
-                    END IF;
-                    -- A table with row security keeps its values to those its policies allow:
-                    -- the journal, which anyone who may read the table reads, keeps none.
-                    IF keeping AND EXISTS (SELECT 1 FROM pg_class WHERE oid IN (root_id, TG_RELID) AND relrowsecurity) THEN
-                        keeping := false;
-                    END IF;
-                    changed := 0;
                     IF TG_OP = 'TRUNCATE' OR TG_NARGS = 0 THEN
-                        -- A TRUNCATE names no rows: the entry cannot be undone.
-                        keeping := false;
-                    ELSIF keeping AND kept < row_limit THEN
-                        IF TG_OP = 'INSERT' THEN
-                            INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
-                            SELECT entry_id, root_id, 'insert',
-                                   CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END, NULL, n.j
-                              FROM (SELECT to_json(r) AS j FROM cardfile_new r LIMIT row_limit - kept + 1) n;
-                        ELSIF TG_OP = 'DELETE' THEN
-                            INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
-                            SELECT entry_id, root_id, 'delete',
-                                   CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END, o.j, NULL
-                              FROM (SELECT to_json(r) AS j FROM cardfile_old r LIMIT row_limit - kept + 1) o;
-                        ELSE
-                            -- Rows paired by key; a key changed is a delete and an insert, a
-                            -- row written with its own values no change at all.
-                            INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
-                            SELECT entry_id, root_id, CASE WHEN a.k IS NULL THEN 'insert' WHEN b.k IS NULL THEN 'delete' ELSE 'update' END,
-                                   coalesce(a.k, b.k), a.j, b.j
-                              FROM (SELECT o.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k
-                                      FROM (SELECT to_json(r) AS j FROM cardfile_old r) o) a
-                              FULL JOIN (SELECT n.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k
-                                      FROM (SELECT to_json(r) AS j FROM cardfile_new r) n) b ON a.k = b.k
-                             WHERE a.j::text IS DISTINCT FROM b.j::text
-                             LIMIT row_limit - kept + 1;
-                        END IF;
-                        GET DIAGNOSTICS changed = ROW_COUNT;
-                        IF kept + changed > row_limit THEN
-                            -- Past the limit: the change is listed, its records not kept.
-                            DELETE FROM "\(NotifySetup.schema)".history_change WHERE entry = entry_id;
-                            keeping := false;
-                        END IF;
+                        PERFORM "\(NotifySetup.schema)".history_room(ARRAY[root_id, TG_RELID], 0, true);
                     ELSE
-                        keeping := false;
-                    END IF;
-                    IF NOT keeping AND TG_OP <> 'TRUNCATE' AND TG_NARGS > 0 THEN
-                        -- (Not kept: the records are counted.)
                         IF TG_OP = 'DELETE' THEN
                             SELECT count(*) INTO changed FROM cardfile_old;
                         ELSE
                             SELECT count(*) INTO changed FROM cardfile_new;
                         END IF;
-                    END IF;
-                    IF fresh THEN
-                        IF changed > 0 OR NOT keeping THEN
-                            INSERT INTO "\(NotifySetup.schema)".history_entry(id, records, complete, relids)
-                                VALUES (entry_id, changed, keeping, ARRAY[root_id]);
-                            PERFORM set_config('cardfile.entry', entry_id::text, true);
+                        IF changed > 0 AND "\(NotifySetup.schema)".history_room(ARRAY[root_id, TG_RELID], changed, false) THEN
+                            IF TG_OP = 'INSERT' THEN
+                                SELECT array_agg('insert'::text), array_agg(CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END), array_agg(NULL::json), array_agg(n.j)
+                                  INTO cap_ops, cap_keys, cap_olds, cap_news
+                                  FROM (SELECT to_json(r) AS j FROM cardfile_new r) n;
+                            ELSIF TG_OP = 'DELETE' THEN
+                                SELECT array_agg('delete'::text), array_agg(CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END), array_agg(o.j), array_agg(NULL::json)
+                                  INTO cap_ops, cap_keys, cap_olds, cap_news
+                                  FROM (SELECT to_json(r) AS j FROM cardfile_old r) o;
+                            ELSE
+                                -- Rows paired by key; a key changed is a delete and an insert, a
+                                -- row written with its own values no change at all.
+                                SELECT array_agg(CASE WHEN a.k IS NULL THEN 'insert' WHEN b.k IS NULL THEN 'delete' ELSE 'update' END),
+                                       array_agg(coalesce(a.k, b.k)), array_agg(a.j), array_agg(b.j)
+                                  INTO cap_ops, cap_keys, cap_olds, cap_news
+                                  FROM (SELECT o.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k FROM (SELECT to_json(r) AS j FROM cardfile_old r) o) a
+                                  FULL JOIN (SELECT n.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k FROM (SELECT to_json(r) AS j FROM cardfile_new r) n) b ON a.k = b.k
+                                 WHERE a.j::text IS DISTINCT FROM b.j::text;
+                            END IF;
+                            IF cap_ops IS NOT NULL THEN
+                                PERFORM "\(NotifySetup.schema)".history_record(root_id, cap_ops, cap_keys, cap_olds, cap_news);
+                            END IF;
                         END IF;
-                    ELSIF changed > 0 OR NOT keeping THEN
-                        UPDATE "\(NotifySetup.schema)".history_entry
-                           SET records = records + changed, complete = keeping,
-                               relids = CASE WHEN root_id = ANY(relids) THEN relids ELSE relids || root_id END
-                         WHERE id = entry_id;
                     END IF;
                 EXCEPTION WHEN OTHERS THEN
                     BEGIN
                         RAISE WARNING 'cardfile history not kept: %', SQLERRM;
-                        UPDATE "\(NotifySetup.schema)".history_entry SET complete = false
-                         WHERE id = nullif(current_setting('cardfile.entry', true), '')::bigint;
+                        PERFORM "\(NotifySetup.schema)".history_room(ARRAY[root_id, TG_RELID], 0, true);
                     EXCEPTION WHEN OTHERS THEN
                         NULL;
                     END;

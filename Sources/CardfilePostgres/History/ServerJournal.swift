@@ -128,7 +128,8 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
     /// The entry and the others of its group in the same state, oldest first.
     private static func group(_ session: any EngineSession, of found: Found, undone: Bool) throws -> [HistoryEntry] {
         guard let group = found.group else { return [found.entry] }
-        return try session.rows("SELECT \(entryColumns) FROM \(schema).history_entry e WHERE e.grp = ? AND e.undone = ? ORDER BY e.id",
+        // (This user's: a group's name is seen by others, who could name their entries so.)
+        return try session.rows("SELECT \(entryColumns) FROM \(schema).history_entry e WHERE e.grp = ? AND e.undone = ? AND e.author = session_user ORDER BY e.id",
                                 [.text(group), .boolean(undone)]).map { entry($0).entry }
     }
 
