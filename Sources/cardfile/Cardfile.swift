@@ -292,6 +292,9 @@ extension Cardfile {
                                                        history: noHistory ? nil : HistoryFolder.settings()).0
                 if options.create, container.schema.table(named: table) == nil {
                     let parts = table.split(separator: ".", omittingEmptySubsequences: false)
+                    if parts.contains(where: { $0.utf8.count > 63 }) {
+                        throw fail("a PostgreSQL name holds at most 63 bytes: \"\(table)\" is longer (PostgreSQL would cut it, and the import would not find it)")
+                    }
                     var quoted = parts.count == 2 ? parts.map { String($0).quotedIdentifier }.joined(separator: ".") : table.quotedIdentifier
                     if parts.count != 2, let schema = try PostgresOpen.creationSchema(database) { quoted = schema.quotedIdentifier + "." + quoted }
                     do { creating = try TableCreator.planOnEngine(file: file, options: options, quotedTable: quoted) } catch { throw fail(error.description) }

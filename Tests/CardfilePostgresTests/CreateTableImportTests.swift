@@ -62,6 +62,17 @@ struct CreateTableImportTests {
         #expect(place.container.schema.table(named: "batched") != nil)
     }
 
+    @Test func longNamesAreCutToTheServersLengthAndToldApartAndAnIdWithGapsIsNoKey() throws {
+        let place = try DatabasePlace("SELECT 1")
+        let long = String(repeating: "é", count: 40)   // 80 bytes
+        let (summary, plan) = try Self.create(place, "id,\(long)a,\(long)b,cardfile_id\n1,x,y,7\n,z,w,8\n", table: "longs")
+        #expect(summary.inserted == 2 && summary.rejected == 0, "\(summary.errors)")
+        let names = plan.columns.map(\.name)
+        #expect(names.allSatisfy { $0.utf8.count <= 63 } && Set(names.map { $0.lowercased() }).count == names.count, "\(names)")
+        #expect(names.first == "cardfile_id_2", "the file's id has a gap and cardfile_id is the file's: \(names)")
+        #expect(try place.psql("SELECT count(*) FROM longs WHERE id IS NULL") == "1", "the row without an id went in")
+    }
+
     @Test func isoDatesAreOnlyRealDays() {
         #expect(TableCreator.Guess.isISODate("2024-02-29"))
         #expect(!TableCreator.Guess.isISODate("2023-02-29"))

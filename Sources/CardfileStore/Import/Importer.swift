@@ -212,8 +212,12 @@ public final class Importer {
         var columns: [Int?] = []
         var unknown: [String] = []
         var filled: [String] = []
-        // Blank and repeated names are read as `--create` names them (`column_3`, `name_2`).
-        for name in TableCreator.uniqueNames(names.map { $0.text.trimmingCharacters(in: .whitespaces) }) {
+        // Blank and repeated names are read as `--create` names them (`column_3`, `name_2`);
+        // a table made now has the file's columns last, by the names it gave them (cut to a
+        // server's length), after a key it added.
+        var read = TableCreator.uniqueNames(names.map { $0.text.trimmingCharacters(in: .whitespaces) })
+        if let creating, creating.columns.count >= read.count { read = creating.columns.suffix(read.count).map(\.name) }
+        for name in read {
             if let index = table.columnIndex(named: name), table.columns[index].isWritable {
                 columns.append(index)
             } else {
