@@ -37,7 +37,7 @@ public struct NotifySetup: Sendable {
     ]
 
     /// Marks the function's version in its body: a setup finding an older one replaces it.
-    static let version = "cardfile notify_change version 5"
+    static let version = "cardfile notify_change version 6"
 
     public let session: PostgresSession
 
@@ -103,8 +103,7 @@ public struct NotifySetup: Sendable {
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_begin(text, text, bigint[], boolean, bigint)"))
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_key(anyelement)"))
         try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_prune()"))
-        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_room(oid[], bigint, boolean)"))
-        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_record(oid, text[], jsonb[], json[], json[])"))
+        try session.run(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(schema).history_keep(oid[], bigint, text[], jsonb[], json[], json[])"))
         for table in JournalSetup.tables.reversed() {
             try session.run(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(schema).\(PostgresName.quoted(table))"))
         }
@@ -155,8 +154,8 @@ public struct NotifySetup: Sendable {
         }
         if !isCurrent {
             // (The journal's tables first: the function names them.)
-            for statement in JournalSetup.tablesSQL + [JournalSetup.beginFunctionSQL, JournalSetup.pruneFunctionSQL, JournalSetup.roomFunctionSQL,
-                                                       JournalSetup.recordFunctionSQL, JournalSetup.keyFunctionSQL, Self.functionSQL] {
+            for statement in JournalSetup.tablesSQL + [JournalSetup.beginFunctionSQL, JournalSetup.pruneFunctionSQL, JournalSetup.keepFunctionSQL,
+                                                       JournalSetup.keyFunctionSQL, Self.functionSQL] {
                 try session.run(PostgresQuery(unsafeSQL: statement))
             }
         }
@@ -232,6 +231,7 @@ public struct NotifySetup: Sendable {
             table_name text := TG_TABLE_NAME;
             root_id oid := coalesce(pg_partition_root(TG_RELID), TG_RELID);
             changed bigint;
+            row_limit bigint;
             cap_ops text[];
             cap_keys jsonb[];
             cap_olds json[];

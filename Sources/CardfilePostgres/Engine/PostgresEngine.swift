@@ -350,7 +350,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
                     SELECT to_regclass('\(NotifySetup.schema).history_change') IS NOT NULL
                        AND to_regprocedure('\(NotifySetup.schema).history_begin(text, text, bigint[], boolean, bigint)') IS NOT NULL
                        AND to_regprocedure('\(NotifySetup.schema).history_prune()') IS NOT NULL
-                       AND to_regprocedure('\(NotifySetup.schema).history_record(oid, text[], jsonb[], json[], json[])') IS NOT NULL
+                       AND to_regprocedure('\(NotifySetup.schema).history_keep(oid[], bigint, text[], jsonb[], json[], json[])') IS NOT NULL
                     """, [])?.first == .boolean(true)
             }
         } catch {

@@ -118,18 +118,21 @@ enum JournalSetup {
         $function$
         """
 
-    /// The owner's two functions the trigger function calls, with values it has already made
-    /// (so no code of a table's owner, a cast or an output function, ever runs with the
-    /// journal owner's rights). Each writes only the entry of its caller's own transaction,
-    /// in its caller's name, for a table its caller may write.
+    /// `cardfile.history_keep(relids, changed, ops, keys, olds, news)`: the owner's one
+    /// function the trigger function calls, with values it has already made (so no code of a
+    /// table's owner, a cast or an output function, ever runs with the journal owner's
+    /// rights). It writes only the entry of its caller's own transaction, in its caller's
+    /// name, for a table its caller may write:
+    /// - the changes, when they may be kept;
+    /// - else (no changes given: a TRUNCATE, or more than the records one change keeps; a
+    ///   table with row security; past `cardfile.capture`) the entry listed without records,
+    ///   its `changed` records counted.
     ///
-    /// `cardfile.history_room(relids, changed, truncate)`: whether the statement's `changed`
-    /// records may be kept. When not (a TRUNCATE, a table with row security, past the
-    /// records one change keeps, `cardfile.capture`), the entry is listed without records
-    /// and its records counted.
-    static let roomFunctionSQL = """
-        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_room(p_relids oid[], p_changed bigint, p_truncate boolean)
-        RETURNS boolean
+    /// (One call a statement: a save with the journal cost 1.63 times a plain UPDATE with
+    /// the triggers when it took two, each switching rights and search path.)
+    static let keepFunctionSQL = """
+        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_keep(p_relids oid[], p_changed bigint, p_ops text[], p_keys jsonb[], p_olds json[], p_news json[])
+        RETURNS void
         LANGUAGE plpgsql SECURITY DEFINER
         SET search_path = pg_catalog, pg_temp
         AS $function$
@@ -139,77 +142,51 @@ enum JournalSetup {
             kept bigint := 0;
             keeping boolean := true;
             found_entry boolean;
+            given bigint := coalesce(cardinality(p_ops), 0);
             row_limit bigint := CASE WHEN current_setting('cardfile.capture', true) ~ '^[0-9]+$'
                                      THEN current_setting('cardfile.capture', true)::bigint ELSE 0 END;
         BEGIN
-            IF NOT (has_table_privilege(session_user, root, 'INSERT') OR has_table_privilege(session_user, root, 'UPDATE')
-                    OR has_table_privilege(session_user, root, 'DELETE') OR has_table_privilege(session_user, root, 'TRUNCATE')) THEN
-                RETURN false;
+            IF NOT has_table_privilege(session_user, root, 'INSERT, UPDATE, DELETE, TRUNCATE') THEN
+                RETURN;
             END IF;
-            SELECT records, complete INTO kept, keeping FROM "\(NotifySetup.schema)".history_entry
-             WHERE id = entry_id AND txid = txid_current() AND author = session_user;
-            found_entry := FOUND;
+            found_entry := false;
+            IF entry_id IS NOT NULL THEN
+                SELECT records, complete INTO kept, keeping FROM "\(NotifySetup.schema)".history_entry
+                 WHERE id = entry_id AND txid = txid_current() AND author = session_user;
+                found_entry := FOUND;
+            END IF;
             IF NOT found_entry THEN
+                -- (A setting naming another transaction's entry, or another's: one of its own.)
+                entry_id := NULL;
                 kept := 0;
                 keeping := true;
             END IF;
-            IF keeping AND (p_truncate OR kept + p_changed > row_limit
-                            OR EXISTS (SELECT 1 FROM pg_class WHERE oid = ANY(p_relids) AND relrowsecurity)) THEN
+            IF keeping AND (p_ops IS NULL OR kept + given > row_limit
+                            OR EXISTS (SELECT 1 FROM pg_catalog.pg_class WHERE oid = ANY(p_relids) AND relrowsecurity)) THEN
                 keeping := false;
                 IF found_entry THEN
                     DELETE FROM "\(NotifySetup.schema)".history_change WHERE entry = entry_id;
                 END IF;
             END IF;
             IF keeping THEN
-                RETURN true;
+                IF NOT found_entry THEN
+                    entry_id := nextval('"\(NotifySetup.schema)".history_entry_id_seq');
+                END IF;
+                INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
+                SELECT entry_id, root, u.op, u.rkey, u.old, u.new FROM unnest(p_ops, p_keys, p_olds, p_news) AS u(op, rkey, old, new);
+            ELSE
+                given := greatest(p_changed, given);
             END IF;
             IF found_entry THEN
                 UPDATE "\(NotifySetup.schema)".history_entry
-                   SET records = records + p_changed, complete = false,
+                   SET records = records + given, complete = keeping,
                        relids = CASE WHEN root = ANY(relids) THEN relids ELSE relids || root END
                  WHERE id = entry_id;
             ELSE
-                INSERT INTO "\(NotifySetup.schema)".history_entry(records, complete, relids) VALUES (p_changed, false, ARRAY[root]) RETURNING id INTO entry_id;
+                INSERT INTO "\(NotifySetup.schema)".history_entry(id, records, complete, relids)
+                    VALUES (coalesce(entry_id, nextval('"\(NotifySetup.schema)".history_entry_id_seq')), given, keeping, ARRAY[root])
+                    RETURNING id INTO entry_id;
                 PERFORM set_config('cardfile.entry', entry_id::text, true);
-            END IF;
-            RETURN false;
-        END
-        $function$
-        """
-
-    /// `cardfile.history_record(relid, ops, keys, olds, news)`: keeps a statement's changes
-    /// (made by the trigger function as its caller) in the entry of the caller's transaction,
-    /// made now when it has none yet.
-    static let recordFunctionSQL = """
-        CREATE OR REPLACE FUNCTION "\(NotifySetup.schema)".history_record(p_relid oid, p_ops text[], p_keys jsonb[], p_olds json[], p_news json[])
-        RETURNS void
-        LANGUAGE plpgsql SECURITY DEFINER
-        SET search_path = pg_catalog, pg_temp
-        AS $function$
-        DECLARE
-            entry_id bigint := nullif(current_setting('cardfile.entry', true), '')::bigint;
-            fresh boolean;
-            written bigint;
-        BEGIN
-            IF NOT (has_table_privilege(session_user, p_relid, 'INSERT') OR has_table_privilege(session_user, p_relid, 'UPDATE')
-                    OR has_table_privilege(session_user, p_relid, 'DELETE')) THEN
-                RETURN;
-            END IF;
-            PERFORM 1 FROM "\(NotifySetup.schema)".history_entry WHERE id = entry_id AND txid = txid_current() AND author = session_user AND complete;
-            fresh := NOT FOUND;
-            IF fresh THEN
-                entry_id := nextval('"\(NotifySetup.schema)".history_entry_id_seq');
-            END IF;
-            INSERT INTO "\(NotifySetup.schema)".history_change(entry, relid, op, rkey, old, new)
-            SELECT entry_id, p_relid, u.op, u.rkey, u.old, u.new FROM unnest(p_ops, p_keys, p_olds, p_news) AS u(op, rkey, old, new);
-            GET DIAGNOSTICS written = ROW_COUNT;
-            IF fresh THEN
-                INSERT INTO "\(NotifySetup.schema)".history_entry(id, records, relids) VALUES (entry_id, written, ARRAY[p_relid]);
-                PERFORM set_config('cardfile.entry', entry_id::text, true);
-            ELSE
-                UPDATE "\(NotifySetup.schema)".history_entry
-                   SET records = records + written, relids = CASE WHEN p_relid = ANY(relids) THEN relids ELSE relids || p_relid END
-                 WHERE id = entry_id;
             END IF;
         END
         $function$
@@ -268,8 +245,7 @@ enum JournalSetup {
     /// The part of the trigger function that records a statement's changes (inside its
     /// `BEGIN … END`), as the writer: it makes each row's `to_json` and key (a table's own
     /// casts and output functions run with the writer's rights, never the journal owner's),
-    /// asks `history_room` whether they may be kept and hands them to `history_record`
-    /// (see ``roomFunctionSQL``). A failure here never fails the person's write: the entry
+    /// and hands them to `history_keep` (see ``keepFunctionSQL``). A failure here never fails the person's write: the entry
     /// is marked not whole instead.
     ///
     /// A key of one column (the most common) is made without a subquery: `:set` on 100,000
@@ -278,42 +254,50 @@ enum JournalSetup {
             IF coalesce(current_setting('cardfile.entry', true), '') <> ''
                OR coalesce(current_setting('cardfile.capture', true), '') <> '' THEN
                 BEGIN
+                    row_limit := CASE WHEN current_setting('cardfile.capture', true) ~ '^[0-9]+$'
+                                      THEN current_setting('cardfile.capture', true)::bigint ELSE 0 END;
                     IF TG_OP = 'TRUNCATE' OR TG_NARGS = 0 THEN
-                        PERFORM "\(NotifySetup.schema)".history_room(ARRAY[root_id, TG_RELID], 0, true);
+                        PERFORM "\(NotifySetup.schema)".history_keep(ARRAY[root_id, TG_RELID], 0, NULL, NULL, NULL, NULL);
                     ELSE
-                        IF TG_OP = 'DELETE' THEN
-                            SELECT count(*) INTO changed FROM cardfile_old;
+                        -- (At most one row past the limit is made: past it, none is kept.)
+                        IF TG_OP = 'INSERT' THEN
+                            SELECT array_agg('insert'::text), array_agg(CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END), array_agg(NULL::json), array_agg(n.j)
+                              INTO cap_ops, cap_keys, cap_olds, cap_news
+                              FROM (SELECT to_json(r) AS j FROM cardfile_new r LIMIT row_limit + 1) n;
+                        ELSIF TG_OP = 'DELETE' THEN
+                            SELECT array_agg('delete'::text), array_agg(CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END), array_agg(o.j), array_agg(NULL::json)
+                              INTO cap_ops, cap_keys, cap_olds, cap_news
+                              FROM (SELECT to_json(r) AS j FROM cardfile_old r LIMIT row_limit + 1) o;
                         ELSE
-                            SELECT count(*) INTO changed FROM cardfile_new;
+                            -- Rows paired by key; a key changed is a delete and an insert, a
+                            -- row written with its own values no change at all.
+                            SELECT array_agg(c.op), array_agg(c.k), array_agg(c.oj), array_agg(c.nj)
+                              INTO cap_ops, cap_keys, cap_olds, cap_news
+                              FROM (SELECT CASE WHEN a.k IS NULL THEN 'insert' WHEN b.k IS NULL THEN 'delete' ELSE 'update' END AS op,
+                                           coalesce(a.k, b.k) AS k, a.j AS oj, b.j AS nj
+                                      FROM (SELECT o.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k FROM (SELECT to_json(r) AS j FROM cardfile_old r) o) a
+                                      FULL JOIN (SELECT n.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k FROM (SELECT to_json(r) AS j FROM cardfile_new r) n) b ON a.k = b.k
+                                     WHERE a.j::text IS DISTINCT FROM b.j::text
+                                     LIMIT row_limit + 1) c;
                         END IF;
-                        IF changed > 0 AND "\(NotifySetup.schema)".history_room(ARRAY[root_id, TG_RELID], changed, false) THEN
-                            IF TG_OP = 'INSERT' THEN
-                                SELECT array_agg('insert'::text), array_agg(CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END), array_agg(NULL::json), array_agg(n.j)
-                                  INTO cap_ops, cap_keys, cap_olds, cap_news
-                                  FROM (SELECT to_json(r) AS j FROM cardfile_new r) n;
-                            ELSIF TG_OP = 'DELETE' THEN
-                                SELECT array_agg('delete'::text), array_agg(CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END), array_agg(o.j), array_agg(NULL::json)
-                                  INTO cap_ops, cap_keys, cap_olds, cap_news
-                                  FROM (SELECT to_json(r) AS j FROM cardfile_old r) o;
+                        changed := coalesce(cardinality(cap_ops), 0);
+                        IF changed > row_limit THEN
+                            -- Too many to keep: counted, none handed over.
+                            IF TG_OP = 'DELETE' THEN
+                                SELECT count(*) INTO changed FROM cardfile_old;
                             ELSE
-                                -- Rows paired by key; a key changed is a delete and an insert, a
-                                -- row written with its own values no change at all.
-                                SELECT array_agg(CASE WHEN a.k IS NULL THEN 'insert' WHEN b.k IS NULL THEN 'delete' ELSE 'update' END),
-                                       array_agg(coalesce(a.k, b.k)), array_agg(a.j), array_agg(b.j)
-                                  INTO cap_ops, cap_keys, cap_olds, cap_news
-                                  FROM (SELECT o.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(o.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(o.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k FROM (SELECT to_json(r) AS j FROM cardfile_old r) o) a
-                                  FULL JOIN (SELECT n.j, CASE WHEN TG_NARGS = 1 THEN jsonb_build_array(n.j -> TG_ARGV[0]) ELSE (SELECT jsonb_agg(n.j -> x.k ORDER BY x.o) FROM unnest(TG_ARGV) WITH ORDINALITY AS x(k, o)) END AS k FROM (SELECT to_json(r) AS j FROM cardfile_new r) n) b ON a.k = b.k
-                                 WHERE a.j::text IS DISTINCT FROM b.j::text;
+                                SELECT count(*) INTO changed FROM cardfile_new;
                             END IF;
-                            IF cap_ops IS NOT NULL THEN
-                                PERFORM "\(NotifySetup.schema)".history_record(root_id, cap_ops, cap_keys, cap_olds, cap_news);
-                            END IF;
+                            cap_ops := NULL;
+                        END IF;
+                        IF changed > 0 THEN
+                            PERFORM "\(NotifySetup.schema)".history_keep(ARRAY[root_id, TG_RELID], changed, cap_ops, cap_keys, cap_olds, cap_news);
                         END IF;
                     END IF;
                 EXCEPTION WHEN OTHERS THEN
                     BEGIN
                         RAISE WARNING 'cardfile history not kept: %', SQLERRM;
-                        PERFORM "\(NotifySetup.schema)".history_room(ARRAY[root_id, TG_RELID], 0, true);
+                        PERFORM "\(NotifySetup.schema)".history_keep(ARRAY[root_id, TG_RELID], 0, NULL, NULL, NULL, NULL);
                     EXCEPTION WHEN OTHERS THEN
                         NULL;
                     END;
