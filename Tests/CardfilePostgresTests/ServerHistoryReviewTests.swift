@@ -24,32 +24,13 @@ struct ServerHistoryReviewTests {
 
         /// psql logged in as this role.
         @discardableResult
-        func psql(_ sql: String) throws -> String {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
-                                 "postgres://\(name):rolepw@127.0.0.1:\(place.server.port)/\(place.database)", "-c", sql]
-            let output = Pipe()
-            let errors = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            try process.run()
-            let printed = output.fileHandleForReading.readDataToEndOfFile()
-            let complaint = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw RoleFailure(description: String(decoding: complaint, as: UTF8.self)) }
-            return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        }
+        func psql(_ sql: String) throws -> String { try place.server.psql(place.database, as: name, password: "rolepw", sql) }
 
         func engine() throws -> PostgresEngine {
             let home = TemporaryDirectory()
             let url = "postgres://\(name):rolepw@127.0.0.1:\(place.server.port)/\(place.database)"
             return try PostgresEngine(try PostgresLocation.resolve(url, environment: [:], homeFolder: home.path, loginName: "x").location)
         }
-    }
-
-    struct RoleFailure: Error, CustomStringConvertible {
-        let description: String
     }
 
     @Test func noRoleCanWriteTheJournalButThroughItsTriggers() throws {

@@ -73,10 +73,20 @@ public struct PostgresTestServer: Sendable {
     /// Returns what it printed; throws with its error output when it fails.
     @discardableResult
     public func psql(_ database: String, _ sql: String) throws -> String {
+        try Self.psql(["-h", socketFolder, "-p", String(port), "-U", "cardfile", "-d", database], sql)
+    }
+
+    /// ``psql(_:_:)`` logged in as `role` with `password`, over TCP (the user a session
+    /// reports is that role, not the tests' own).
+    @discardableResult
+    public func psql(_ database: String, as role: String, password: String, _ sql: String) throws -> String {
+        try Self.psql(["postgres://\(role):\(password)@127.0.0.1:\(port)/\(database)"], sql)
+    }
+
+    private static func psql(_ connection: [String], _ sql: String) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", socketFolder, "-p", String(port),
-                             "-U", "cardfile", "-d", database, "-c", sql]
+        process.arguments = ["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"] + connection + ["-c", sql]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
