@@ -322,6 +322,13 @@ struct PostgresSQLScreenReviewTests {
         #expect(reason.hasPrefix("CHECKPOINT is not run here"), "\(reason)")
     }
 
+    @Test func aDoBlockWithSemicolonsInItsBodyRuns() throws {
+        let place = try DatabasePlace(PostgresSQLScreenTests.schema)
+        let block = try place.container.compile("DO $$ BEGIN UPDATE items SET name = 'done' WHERE id = 1; UPDATE items SET name = 'done' WHERE id = 2; END $$")
+        _ = try place.container.run(block, cancellation: Cancellation())
+        #expect(try place.psql("SELECT count(*) FROM items WHERE name = 'done'") == "2")
+    }
+
     @Test func anAdvisoryLockTakenByATypedReadIsLetGo() throws {
         let place = try DatabasePlace(PostgresSQLScreenTests.schema)
         let read = try place.container.openQuery(try place.container.compile("SELECT pg_advisory_lock(4242), id FROM items WHERE id = 1"))

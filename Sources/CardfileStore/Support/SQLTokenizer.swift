@@ -102,6 +102,22 @@ enum SQLTokenizer {
                     index += 1
                 }
                 tokens.append(SQLToken(kind: .word, value: String(chars[start..<index]), start: start, end: index))
+            case "$" where dollarTag(chars, at: index) != nil:
+                // PostgreSQL's dollar quoting (`$$ … $$`, `$body$ … $body$`): a function's or
+                // a DO block's body, whose semicolons end no statement.
+                let tag = dollarTag(chars, at: index) ?? []
+                index += tag.count
+                var found = false
+                while index < chars.count {
+                    if chars[index] == "$", index + tag.count <= chars.count, Array(chars[index..<(index + tag.count)]) == tag {
+                        index += tag.count
+                        found = true
+                        break
+                    }
+                    index += 1
+                }
+                guard found else { throw SQLTokenizerError(message: "a \(String(tag)) quote opened here is never closed", offset: start) }
+                tokens.append(SQLToken(kind: .string, value: String(chars[(start + tag.count)..<(index - tag.count)]), start: start, end: index))
             default:
                 if index + 1 < chars.count, twoCharacterSymbols.contains(String([char, chars[index + 1]])) {
                     index += 2
@@ -112,6 +128,16 @@ enum SQLTokenizer {
             }
         }
         return tokens
+    }
+
+    /// The opening of a dollar quote at `index` (`$$`, or `$tag$` with a tag of letters,
+    /// digits and `_` not led by a digit), or nil.
+    private static func dollarTag(_ chars: [Character], at index: Int) -> [Character]? {
+        guard chars[index] == "$" else { return nil }
+        var end = index + 1
+        while end < chars.count, chars[end].isLetter || chars[end] == "_" || (end > index + 1 && chars[end].isNumber) { end += 1 }
+        guard end < chars.count, chars[end] == "$" else { return nil }
+        return Array(chars[index...end])
     }
 
     /// Reads a quoted run starting at `index` (on the opening quote). A doubled closing quote
