@@ -62,13 +62,7 @@ enum PostgresOpen {
     /// over Cardfile's own `cardfile` schema (a user named `cardfile` has it first, as
     /// `$user`), unless it is the only one.
     static func creationSchema(_ url: String) throws -> String? {
-        let place = try location(url)
-        let session: PostgresSession
-        do {
-            session = try PostgresSession.open(place)
-        } catch {
-            throw fail(error.message)
-        }
+        let (session, _) = try check(url, table: nil)
         defer { session.close() }
         do {
             return try PostgresCatalog(session: session).schemaForNewTables()

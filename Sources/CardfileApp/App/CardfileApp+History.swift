@@ -151,39 +151,13 @@ extension CardfileApp {
         do {
             var versions = try history.versions(of: id)
             let wall = clock.wallTime
-            if let outside = Self.changeOutside(id, versions: versions, now: try container.viewContext.record(for: id), at: wall) {
+            if let outside = HistoryPanel.changeOutside(id, versions: versions, now: try container.viewContext.record(for: id), at: wall) {
                 versions.insert(outside, at: 0)
             }
             overlay = .history(HistoryPanel(id: id, title: Self.name(id), versions: versions, timeText: { Self.timeText($0, now: wall) }))
         } catch {
             show(error.message(notDone: "No history shown"), role: .error, now: now)
         }
-    }
-
-    /// The record as it is now, as a version of its own at the top of `:history`, when it
-    /// differs from the newest version kept: a change no journal saw (another program's, on a
-    /// record the editor was not showing, or on a server whose journal keeps Cardfile's saves
-    /// only). Nil when the record is as the history leaves it.
-    static func changeOutside(_ id: ObjectID, versions: [RecordVersion], now current: Record?, at time: Date) -> RecordVersion? {
-        guard let newest = versions.first else { return nil }
-        let entry = HistoryEntry(id: -1, time: time, source: .elsewhere, recordCount: 1, isComplete: false)
-        let known = HistoryPanel(id: id, title: "", versions: versions, timeText: { _ in "" }).values(at: 0)
-        guard let current else {
-            guard newest.change.kind != .delete else { return nil }
-            let fields = (known ?? [:]).sorted { $0.key < $1.key }.map { RecordedChange.Field(name: $0.key, old: $0.value, new: nil) }
-            return RecordVersion(entry: entry, change: RecordedChange(id: id, kind: .delete, fields: fields))
-        }
-        guard let known else {
-            // Deleted by the newest version, there again now.
-            let fields = zip(current.fieldNames, current.values).map { RecordedChange.Field(name: $0, old: nil, new: $1) }
-            return RecordVersion(entry: entry, change: RecordedChange(id: id, kind: .insert, fields: fields))
-        }
-        let changed = known.sorted { $0.key < $1.key }.compactMap { name, value -> RecordedChange.Field? in
-            guard let now = current[name], now != value else { return nil }
-            return RecordedChange.Field(name: name, old: value, new: now)
-        }
-        guard !changed.isEmpty else { return nil }
-        return RecordVersion(entry: entry, change: RecordedChange(id: id, kind: .update, fields: changed))
     }
 
     /// Enter in `:history`: the chosen version's values in the record's form, as edits.

@@ -33,7 +33,9 @@ struct HistoryPanel: ChoosingPanel {
     /// The record's values at the chosen row, field by field, for the fields any version
     /// changed (the others are not known, and stay as they are); nil when the record did not
     /// exist then (the version deleted it, or it was added by the oldest one).
-    func values(at row: Int) -> [String: Value]? {
+    func values(at row: Int) -> [String: Value]? { Self.values(at: row, of: versions) }
+
+    private static func values(at row: Int, of versions: [RecordVersion]) -> [String: Value]? {
         if row < versions.count, versions[row].change.kind == .delete { return nil }
         if row == versions.count, versions.last?.change.kind == .insert { return nil }
         var names: [String] = []
@@ -53,6 +55,35 @@ struct HistoryPanel: ChoosingPanel {
             }
         }
         return values
+    }
+
+    /// The entry id of the row ``changeOutside(_:versions:now:at:)`` makes (no journal's).
+    static let outsideEntry: Int64 = -1
+
+    /// The record as it is now, as a version of its own at the top of `:history`, when it
+    /// differs from the newest version kept: a change no journal saw (another program's, on a
+    /// record the editor was not showing, or on a server whose journal keeps Cardfile's saves
+    /// only). Nil when the record is as the history leaves it.
+    static func changeOutside(_ id: ObjectID, versions: [RecordVersion], now current: Record?, at time: Date) -> RecordVersion? {
+        guard let newest = versions.first else { return nil }
+        let entry = HistoryEntry(id: outsideEntry, time: time, source: .elsewhere, recordCount: 1, isComplete: false)
+        let known = values(at: 0, of: versions)
+        guard let current else {
+            guard newest.change.kind != .delete else { return nil }
+            let fields = (known ?? [:]).sorted { $0.key < $1.key }.map { RecordedChange.Field(name: $0.key, old: $0.value, new: nil) }
+            return RecordVersion(entry: entry, change: RecordedChange(id: id, kind: .delete, fields: fields))
+        }
+        guard let known else {
+            // Deleted by the newest version, there again now.
+            let fields = zip(current.fieldNames, current.values).map { RecordedChange.Field(name: $0, old: nil, new: $1) }
+            return RecordVersion(entry: entry, change: RecordedChange(id: id, kind: .insert, fields: fields))
+        }
+        let changed = known.sorted { $0.key < $1.key }.compactMap { name, value -> RecordedChange.Field? in
+            guard let now = current[name], now != value else { return nil }
+            return RecordedChange.Field(name: name, old: value, new: now)
+        }
+        guard !changed.isEmpty else { return nil }
+        return RecordVersion(entry: entry, change: RecordedChange(id: id, kind: .update, fields: changed))
     }
 
     /// Lines under the rows for the chosen version's fields in full (the rows cut them).
@@ -101,7 +132,7 @@ struct HistoryPanel: ChoosingPanel {
         // (On a journal a team shares, who made it: `form by alice`.)
         let what = version.entry.source.words + (version.entry.author.map { " by \($0)" } ?? "")
         // (The record as it is now, changed where no journal saw: see `changeOutside`.)
-        if version.entry.id < 0 { return ("now", "changed outside", fields) }
+        if version.entry.id == Self.outsideEntry { return ("now", "changed outside", fields) }
         return (timeText(version.entry.time), what, fields)
     }
 

@@ -35,7 +35,8 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
     static let beginSQL = "SELECT \(schema).history_begin(?::text, ?::text, ?::bigint[], ?::boolean, ?::bigint)"
 
     /// In a savepoint: a journal taken away since the editor opened (`pg-setup --remove`)
-    /// or refused fails the history, never the write. The problem is said once.
+    /// or refused fails the history, never the write. The problem is kept for
+    /// ``takeProblem()`` (which the editor does not ask yet, as for a file's journal).
     func begin(_ note: HistoryNote, in session: any EngineSession) throws {
         do {
             _ = try session.attempt { try session.rows(Self.beginSQL, Self.arguments(note, limit: rowLimit)) }

@@ -50,11 +50,8 @@ extension Container {
                     // cut by the engine, and every numbered one found taken.)
                     func candidate(_ number: Int) -> String {
                         let suffix = number == 1 ? "" : "_\(number)"
-                        var base = "\(schema.name)_\(found)"
-                        if let limit = schema.dialect.nameBytes {
-                            while !base.isEmpty, base.utf8.count + suffix.utf8.count > limit { base.removeLast() }
-                        }
-                        return base + suffix
+                        let base = "\(schema.name)_\(found)"
+                        return (schema.dialect.nameBytes.map { base.cut(toBytes: $0 - suffix.utf8.count) } ?? base) + suffix
                     }
                     var number = 1
                     var name = candidate(number)

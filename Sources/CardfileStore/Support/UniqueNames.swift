@@ -15,3 +15,17 @@ func uniqueNames(_ names: [String], taken reserved: Set<String> = [], blank: (In
         return candidate
     }
 }
+
+extension String {
+    /// The string cut to at most `bytes` bytes of UTF-8, at a character's end (PostgreSQL
+    /// keeps 63 bytes of a name, and would cut a longer one itself).
+    package func cut(toBytes bytes: Int) -> String {
+        guard utf8.count > bytes else { return self }
+        var kept = ""
+        for character in self {
+            guard kept.utf8.count + String(character).utf8.count <= bytes else { break }
+            kept.append(character)
+        }
+        return kept
+    }
+}
