@@ -17,6 +17,7 @@ package struct PostgresDialect: SQLDialect {
     package var lockForWrite: String { " FOR UPDATE" }
     package var storesValuesAsGiven: Bool { false }
     package var typesTextByColumn: Bool { true }
+    package var importsCopyText: Bool { true }
     package var deferForeignKeys: (sql: String, every: Bool) { ("SET CONSTRAINTS ALL DEFERRED", false) }
     package var keepingNumberedValues: String { " OVERRIDING SYSTEM VALUE" }
     package var groupsRowWrites: Bool { true }

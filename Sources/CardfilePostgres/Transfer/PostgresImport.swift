@@ -135,12 +135,12 @@ final class PostgresImport: EngineImport {
         var kept: [Importer.PendingRow] = []
         kept.reserveCapacity(rows.count)
         for row in rows {
-            guard let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 else {
+            // (A row in copy text was checked as it was read.)
+            guard row.copyText == nil, let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 else {
                 kept.append(row)
                 continue
             }
-            let error = ImportRowError(file: file, line: row.line, column: table.columns[index].name,
-                                       reason: "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)")
+            let error = ImportRowError(file: file, line: row.line, column: table.columns[index].name, reason: ImportRowError.emptyNeedsValue)
             if stopAtFirst {
                 // The rows before it go in, unless one of them is refused first.
                 try putChecked(kept[...], columns: columns, into: &outcome)
@@ -255,10 +255,16 @@ final class PostgresImport: EngineImport {
                     var start = 0
                     while start < batch.count {
                         let end = min(batch.count, start + piece)
-                        var payload = ByteBuffer()
-                        payload.reserveCapacity((end - start) * 16 * max(1, names.count))
-                        for index in start..<end { CopyText.append(batch[index].values, to: &payload) }
-                        try await writer.write(payload)
+                        var text: [UInt8] = []
+                        text.reserveCapacity((end - start) * 16 * max(1, names.count))
+                        for index in start..<end {
+                            if let row = batch[index].copyText {
+                                text.append(contentsOf: row)
+                            } else {
+                                CopyText.append(batch[index].values, to: &text)
+                            }
+                        }
+                        try await writer.write(ByteBuffer(bytes: text))
                         start = end
                     }
                 }

@@ -48,6 +48,10 @@ package protocol SQLDialect: Sendable {
     /// the server's words. False where the store reads a number column's text itself, by the
     /// column's affinity (SQLite, which would keep text it cannot read as a number).
     var typesTextByColumn: Bool { get }
+    /// True when the engine's import writes an insert's rows with PostgreSQL's `COPY` and
+    /// takes a delimited file's rows in its text format (``CopyTextRow``), made while the file
+    /// is read. Only with ``typesTextByColumn``: every field goes as the file has it.
+    var importsCopyText: Bool { get }
     /// What `LIMIT ?` is given for "no limit".
     var unlimited: Value { get }
     /// The select-list entry reading `column` as a ``Value`` (under its own name).

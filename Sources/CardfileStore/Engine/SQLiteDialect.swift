@@ -10,6 +10,7 @@ package struct SQLiteDialect: SQLDialect {
     package var lockForWrite: String { "" }
     package var storesValuesAsGiven: Bool { true }
     package var typesTextByColumn: Bool { false }
+    package var importsCopyText: Bool { false }
     package var deferForeignKeys: (sql: String, every: Bool) { ("PRAGMA defer_foreign_keys = ON", true) }
     package var keepingNumberedValues: String { "" }
     package var groupsRowWrites: Bool { false }

@@ -21,8 +21,11 @@ final class BatchReader: @unchecked Sendable {
     private var finished = false
     /// The record being read, reused from row to row.
     private var record = CSVRecord()
+    /// A delimited file's rows go in COPY's text format (``Importer/PendingRow/copyText``).
+    private let copyText: Bool
 
-    init(reader: RecordSource, mapping: ColumnMapping, entity: Entity, options: ImportOptions, rowsPerBatch: Int, file: String, path: String) {
+    init(reader: RecordSource, mapping: ColumnMapping, entity: Entity, options: ImportOptions, rowsPerBatch: Int, file: String, path: String, copyText: Bool = false) {
+        self.copyText = copyText
         self.reader = reader
         self.rowsPerBatch = rowsPerBatch
         self.mapping = mapping
@@ -37,9 +40,17 @@ final class BatchReader: @unchecked Sendable {
     func next() throws(ImportError) -> Batch? {
         guard !finished else { return nil }
         var batch = Batch(firstLine: reader.line)
+        // Rows in COPY's text format, one after another: each row's slice is taken when the
+        // batch is done (slicing earlier would copy the buffer at the next append).
+        var copyRows: [UInt8] = []
+        var copyEnds: [(line: Int, end: Int)] = []
+        if copyText {
+            copyRows.reserveCapacity(rowsPerBatch * 64)
+            copyEnds.reserveCapacity(rowsPerBatch)
+        }
         // Bad rows count too: a file where every row is bad (the wrong encoding) still
         // comes in batches, with progress, cancel and flat memory.
-        while batch.rows.count + batch.problems.count < rowsPerBatch {
+        while batch.rows.count + copyEnds.count + batch.problems.count < rowsPerBatch {
             let next: RecordSource.Outcome?
             do { next = try reader.next(reusing: &record) } catch { throw .cannotRead(path: path, reason: error.localizedDescription) }
             guard let next else {
@@ -52,6 +63,14 @@ final class BatchReader: @unchecked Sendable {
             case .record(let line):
                 // A blank line is no record.
                 if record.count == 1, record.isEmpty(0), !record.quoted[0] { continue }
+                if copyText {
+                    if let problem = mapping.copyText(from: record, emptyAsText: options.emptyAsText, to: &copyRows) {
+                        batch.problems.append(ImportRowError(file: file, line: line, column: problem.column, reason: problem.reason))
+                    } else {
+                        copyEnds.append((line, copyRows.count))
+                    }
+                    break
+                }
                 switch mapping.row(from: record, emptyAsText: options.emptyAsText) {
                 case .success(let row): batch.rows.append(Importer.PendingRow(line: line, columns: row.columns, values: row.values))
                 case .failure(let problem): batch.problems.append(ImportRowError(file: file, line: line, column: problem.column, reason: problem.reason))
@@ -72,6 +91,15 @@ final class BatchReader: @unchecked Sendable {
             if options.onError == .abort, !batch.problems.isEmpty {
                 finished = true
                 break
+            }
+        }
+        if !copyEnds.isEmpty {
+            let columns = mapping.mappedColumns
+            var start = 0
+            batch.rows.reserveCapacity(copyEnds.count)
+            for (line, end) in copyEnds {
+                batch.rows.append(Importer.PendingRow(line: line, columns: columns, copyText: copyRows[start..<end]))
+                start = end
             }
         }
         batch.bytesRead = reader.bytesRead

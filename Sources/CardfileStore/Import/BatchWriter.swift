@@ -66,8 +66,7 @@ struct BatchWriter {
             // NULL for a NOT NULL column is refused here: OR REPLACE would quietly put the
             // column's default in its place.
             if let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 {
-                reject(&outcome, line: row.line, column: table.columns[index].name,
-                       reason: "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)")
+                reject(&outcome, line: row.line, column: table.columns[index].name, reason: ImportRowError.emptyNeedsValue)
                 continue
             }
             let plan: Plan
@@ -126,7 +125,7 @@ struct BatchWriter {
         case .SQLITE_CONSTRAINT_NOTNULL:
             let column = column(in: error)
             let wasEmpty = column.flatMap { name in table.columnIndex(named: name) }.flatMap { row.columns.firstIndex(of: $0) }.map { row.values[$0].isNull } ?? false
-            return "needs a value" + (wasEmpty ? " (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)" : "")
+            return wasEmpty ? ImportRowError.emptyNeedsValue : "needs a value"
         case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
             return "another row already has this value (--mode upsert, ignore or replace decide what to do with it)"
         case .SQLITE_CONSTRAINT_CHECK:

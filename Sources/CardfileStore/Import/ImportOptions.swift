@@ -97,6 +97,10 @@ public struct ImportRowError: Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// Why a NULL is refused in a NOT NULL column, with what made the field NULL (the same on
+    /// every engine and path).
+    package static let emptyNeedsValue = "needs a value (an empty unquoted field is NULL; --empty-as-text reads it as the empty string)"
+
     /// `airports.csv line 4: unterminated quote`.
     public var description: String {
         "\(file) line \(line)\(column.map { ", column \($0)" } ?? ""): \(reason)"
