@@ -24,10 +24,13 @@ struct CreateTableImportTests {
             1,Ada,3,1.5,1815-12-10,007,1
             2,Bo,,2,1906-12-09,12,2024-01-01
             3,"Cy",40,-0.25,,x,
+            4,Di,5,19.90,,y,
             """, table: "people")
-        #expect(summary.inserted == 3 && summary.rejected == 0, "\(summary.errors)")
+        #expect(summary.inserted == 4 && summary.rejected == 0, "\(summary.errors)")
         let types = try place.psql("SELECT string_agg(column_name || ' ' || data_type, ', ' ORDER BY ordinal_position) FROM information_schema.columns WHERE table_name = 'people'")
-        #expect(types == "id bigint, name text, count bigint, price double precision, born date, code text, mixed text")
+        #expect(types == "id bigint, name text, count bigint, price numeric, born date, code text, mixed text")
+        // A number keeps the digits it was written with (a float would show 19.9 and 2).
+        #expect(try place.psql("SELECT string_agg(price::text, ' ' ORDER BY id) FROM people") == "1.5 2 -0.25 19.90")
         #expect(try place.psql("SELECT string_agg(a.attname, ',') FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) WHERE i.indrelid = 'people'::regclass AND i.indisprimary") == "id")
         // The editor knows the table and may edit it.
         let table = try #require(place.container.schema.table(named: "people"))

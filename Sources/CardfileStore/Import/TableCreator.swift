@@ -21,8 +21,9 @@ public enum TableCreator {
         public struct Column: Hashable, Sendable {
             public var name: String
             public let type: String
-            /// The type on PostgreSQL: `bigint`, `double precision`, `bytea`, `date` (ISO
-            /// dates, which SQLite keeps as TEXT), `text`.
+            /// The type on PostgreSQL: `bigint`, `numeric`, `bytea`, `date` (ISO dates, which
+            /// SQLite keeps as TEXT), `text`. Numbers with a fraction are `numeric`, which
+            /// keeps them as written (`19.90` stays `19.90`; a `double precision` shows `19.9`).
             public var postgresType: String = "text"
             /// True when some row left the field empty (or without a value).
             public var hasEmptyValues = false
@@ -188,7 +189,7 @@ public enum TableCreator {
             if dates, !(texts || integers || reals || blobs) { return "date" }
             switch type {
             case "INTEGER": return "bigint"
-            case "REAL": return "double precision"
+            case "REAL": return "numeric"
             case "BLOB": return "bytea"
             default: return "text"
             }
