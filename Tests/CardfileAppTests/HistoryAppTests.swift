@@ -168,6 +168,29 @@ struct HistoryAppTests {
         #expect(again.versions.count == 3)
     }
 
+    /// The journal cannot keep a change (here its table dropped by another connection, as a
+    /// full disk or a damaged journal would fail it): the save stands, and the editor says
+    /// once that its history was not kept.
+    @Test func aChangeTheJournalCouldNotKeepIsSaidOnce() throws {
+        let runs = try Runs()
+        let harness = runs.first
+        let journal = try #require(harness.container.history as? HistoryJournal)
+        let other = try DatabaseQueue(path: journal.file)
+        try other.write { try $0.execute(sql: "DROP TABLE entry") }
+        try other.close()
+        try harness.press(KeyEvent(.enter))
+        try harness.type(" L.")
+        try harness.press(.control("s"))
+        journal.flush()
+        #expect(try harness.waitFor { $0.contains("Saved, but not kept in the history") }, "\(harness.messageLine)")
+        #expect(harness.app.notice?.text.contains("no such table: entry") == true, "the reason: \(harness.app.notice?.text ?? "")")
+        #expect(try Self.name(harness, 1) == "Ada L.")
+        // Once: the next look finds nothing more to say.
+        try harness.press(KeyEvent(.escape))
+        try harness.advance(.seconds(30))
+        #expect(!harness.messageLine.contains("not kept in the history"), "\(harness.messageLine)")
+    }
+
     @Test func aTableWithoutAKeyKeepsThisRunsBulkUndo() throws {
         let state = TemporaryDirectory()
         let harness = try AppHarness(schema: "CREATE TABLE jots (body TEXT); INSERT INTO jots VALUES ('a'), ('b');",

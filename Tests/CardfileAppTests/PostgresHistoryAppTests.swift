@@ -71,6 +71,21 @@ struct PostgresHistoryAppTests {
         #expect(try harness.waitFor { _ in (try? place.psql("SELECT name FROM cards WHERE id = 1")) == "Ada" }, "Keep mine writes the undo")
     }
 
+    /// The journal taken off the server under the open editor (`DROP SCHEMA cardfile`): a
+    /// bulk edit is written all the same, and the editor says once that its history was not
+    /// kept.
+    @Test func aJournalTakenAwayIsSaidAndTheEditStands() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        _ = try place.psql("DROP SCHEMA cardfile CASCADE")
+        try harness.command("set age = 7")
+        try harness.press(.char("y"))
+        try Self.settle(harness)
+        #expect(try place.psql("SELECT string_agg(age::text, ',' ORDER BY id) FROM cards") == "7,9")
+        #expect(try harness.waitFor { $0.contains("Saved, but not kept in the history") }, "\(harness.messageLine)")
+        #expect(harness.app.notice?.text.contains("does not exist") == true, "the server's reason: \(harness.app.notice?.text ?? "")")
+    }
+
     @Test func historyListsEachVersionWithItsAuthorAndEnterPutsOneInTheForm() throws {
         let place = try Self.place()
         let harness = place.harness

@@ -269,6 +269,11 @@ public final class CardfileApp {
             refreshMarks(of: list)
         }
         lookUpLabels()
+        // A change was saved but its history was not kept (the journal's disk full, the
+        // journal taken off the server): said once, over nothing that must stay.
+        if noticeIsPassing, let problem = container.history?.takeProblem() {
+            show("Saved, but not kept in the history: " + problem, role: .warning, now: now)
+        }
         return []
     }
 

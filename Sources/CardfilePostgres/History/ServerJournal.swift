@@ -36,13 +36,13 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
 
     /// In a savepoint: a journal taken away since the editor opened (`pg-setup --remove`)
     /// or refused fails the history, never the write. The problem is kept for
-    /// ``takeProblem()`` (which the editor does not ask yet, as for a file's journal).
+    /// ``takeProblem()``, which the editor says once.
     func begin(_ note: HistoryNote, in session: any EngineSession) throws {
         do {
             _ = try session.attempt { try session.rows(Self.beginSQL, Self.arguments(note, limit: rowLimit)) }
         } catch let problem as PostgresProblem {
             if case .refused = problem {
-                self.problem.withLockedValue { $0 = "History not kept: \(problem.message)" }
+                self.problem.withLockedValue { $0 = problem.message }
                 return
             }
             throw problem

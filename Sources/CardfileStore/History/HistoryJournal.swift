@@ -166,7 +166,8 @@ public final class HistoryJournal: HistoryKeeping, @unchecked Sendable {
             total += written
             try dropOldest()
         } catch {
-            problem.withLock { $0 = "History not kept: \(error)" }
+            let words = (error as? DatabaseError).map { StoreError.working($0, path: file).message } ?? String(describing: error)
+            problem.withLock { $0 = words }
         }
     }
 

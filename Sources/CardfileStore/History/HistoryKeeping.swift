@@ -7,7 +7,8 @@
 public protocol HistoryKeeping: AnyObject, Sendable {
     /// Waits until every entry handed over so far is written.
     func flush()
-    /// Why the journal last failed to keep an entry, once (nil afterwards, and when it never did).
+    /// Why the journal last failed to keep an entry, in the words of what refused it (the
+    /// database's), once: nil afterwards, and when it never failed.
     func takeProblem() -> String?
     /// The versions of a record, newest first: every kept change of it.
     func versions(of id: ObjectID) throws(StoreError) -> [RecordVersion]
