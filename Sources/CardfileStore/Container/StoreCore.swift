@@ -335,10 +335,12 @@ final class StoreCore: Sendable {
     /// through the view context; an import's batches through the importer's, one group).
     /// Journals an undo or redo that wrote nothing: its entries count as undone (or redone)
     /// all the same.
-    func journalWithoutWriting(_ note: HistoryNote) throws(StoreError) {
+    /// `busyTimeout`, when given, replaces the container's wait for a lock, as for a write: a
+    /// UI loop's context waits tens of milliseconds.
+    func journalWithoutWriting(_ note: HistoryNote, busyTimeout: Duration? = nil) throws(StoreError) {
         if let journal { journal.append(changes: [], note: note, time: Date(), evenIfEmpty: true) }
         if let engineJournal {
-            try storeErrors(path: path) { try engineJournal.markWithoutWriting(note) }
+            try storeErrors(path: path) { try engineJournal.markWithoutWriting(note, lockWait: busyTimeout ?? defaultBusyTimeout) }
         }
     }
 

@@ -85,7 +85,10 @@ extension ObjectContext {
         let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
         // (A journal that cannot be written now leaves the entries as they were: undoing them
         // again finds the records already so, and writes nothing.)
-        try? core.journalWithoutWriting(note)
+        // (It waits for a lock as this context's saves do: tens of milliseconds on a UI loop.)
+        var root = self
+        while let parent = root.parent { root = parent }
+        try? core.journalWithoutWriting(note, busyTimeout: root.saveBusyTimeout)
     }
 
     /// Puts back objects an ``absorb(_:)`` replaced, then re-reads them from the source (a

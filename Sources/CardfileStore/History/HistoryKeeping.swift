@@ -39,5 +39,5 @@ package protocol EngineJournal: HistoryKeeping {
     func begin(_ note: HistoryNote, in session: any EngineSession) throws
     /// Journals an undo or redo that wrote nothing (every record already as it leaves them):
     /// its entries count as undone (or redone) all the same.
-    func markWithoutWriting(_ note: HistoryNote) throws
+    func markWithoutWriting(_ note: HistoryNote, lockWait: Duration) throws
 }
