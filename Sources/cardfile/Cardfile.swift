@@ -61,9 +61,10 @@ extension Cardfile {
             let delay = try autosaveDelay()
             let container: Container
             let path: String
+            var table = self.table
             if let file, PostgresLocation.isURL(file) {
                 if wal || create { throw fail("--wal and --create are for SQLite files, not a PostgreSQL database") }
-                (container, path) = try PostgresOpen.container(file, table: table, readOnly: readOnly, history: noHistory ? nil : HistoryFolder.settings())
+                (container, path, table) = try PostgresOpen.container(file, table: table, readOnly: readOnly, history: noHistory ? nil : HistoryFolder.settings())
             } else {
                 path = try databasePath()
                 if wal, readOnly { throw fail("--wal changes the file, so it cannot go with --read-only") }
@@ -280,7 +281,7 @@ extension Cardfile {
         var table: String
 
         func run() throws {
-            let options = arguments.options(table: table)
+            var options = arguments.options(table: table)
             let file = arguments.file
             // The table is made by the import itself: with --atomic, in the same transaction
             // as its rows, so an import that fails or is killed leaves no empty table.
@@ -288,8 +289,11 @@ extension Cardfile {
             let container: Container
             if PostgresLocation.isURL(database) {
                 // (With --create, a missing table is no error: the import makes it.)
-                container = try PostgresOpen.container(database, table: options.create ? nil : table, readOnly: false,
-                                                       history: noHistory ? nil : HistoryFolder.settings()).0
+                let opened = try PostgresOpen.container(database, table: options.create ? nil : table, readOnly: false,
+                                                        history: noHistory ? nil : HistoryFolder.settings())
+                container = opened.0
+                // (`schema.name` as the container names the table.)
+                if let named = opened.table { options.table = named }
                 if options.create, container.schema.table(named: table) == nil {
                     let parts = table.split(separator: ".", omittingEmptySubsequences: false)
                     if parts.contains(where: { $0.utf8.count > 63 }) {
@@ -408,9 +412,13 @@ extension Cardfile {
                 return name.hasPrefix("-") ? ColumnSort(String(name.dropFirst()), ascending: false) : ColumnSort(name)
             }
             let container: Container
+            var table = self.table
             let onServer = PostgresLocation.isURL(database)
             if onServer {
-                container = try PostgresOpen.container(database, table: table, readOnly: true).0
+                let opened = try PostgresOpen.container(database, table: table, readOnly: true)
+                container = opened.0
+                // (`schema.name` as the container names the table.)
+                if let named = opened.table { table = named }
             } else {
                 do {
                     container = try Container(path: database, options: StoreOptions(createIfMissing: false, readOnly: true))

@@ -21,6 +21,12 @@ enum PostgresOpen {
 
     /// Connects to `url` and finds `table` (when given); throws the one-line failure.
     static func check(_ url: String, table: String?) throws -> (PostgresSession, [PostgresRelation]) {
+        let (session, relations, _) = try find(url, table: table)
+        return (session, relations)
+    }
+
+    /// ``check(_:table:)``, with the relation `table` names (nil without a table).
+    private static func find(_ url: String, table: String?) throws -> (PostgresSession, [PostgresRelation], PostgresRelation?) {
         let location = try location(url)
         let session: PostgresSession
         do {
@@ -31,10 +37,11 @@ enum PostgresOpen {
         do throws(PostgresProblem) {
             let catalog = PostgresCatalog(session: session)
             let relations = try catalog.relations()
-            if let table, try catalog.relation(named: table) == nil {
+            guard let table else { return (session, relations, nil) }
+            guard let relation = try catalog.relation(named: table) else {
                 throw PostgresProblem.unknownTable(database: location.description, table: table, known: relations.map(\.displayName))
             }
-            return (session, relations)
+            return (session, relations, relation)
         } catch {
             session.close()
             throw fail(error.message)
@@ -42,15 +49,18 @@ enum PostgresOpen {
     }
 
     /// A container on the database `url` names, after ``check(_:table:)``; the location as
-    /// messages may show it (password masked). `history` asks for the server's journal (kept
-    /// when `cardfile pg-setup` installed it).
-    static func container(_ url: String, table: String?, readOnly: Bool, history: HistorySettings? = nil) throws -> (Container, String) {
-        let (session, _) = try check(url, table: table)
+    /// messages may show it (password masked); and `table` as the container names it: a
+    /// `schema.name` the search path reaches is its name alone, one it does not reach is
+    /// listed by the container too, as `schema.name`. `history` asks for the server's journal
+    /// (kept when `cardfile pg-setup` installed it).
+    static func container(_ url: String, table: String?, readOnly: Bool, history: HistorySettings? = nil) throws -> (Container, String, table: String?) {
+        let (session, _, relation) = try find(url, table: table)
         let location = session.location
         session.close()
         do {
-            let engine = try PostgresEngine(location)
-            return (try Container(engine: engine, options: StoreOptions(readOnly: readOnly, history: history)), location.description)
+            let engine = try PostgresEngine(location, including: relation.map { $0.isVisible ? [] : [$0.displayName] } ?? [])
+            let container = try Container(engine: engine, options: StoreOptions(readOnly: readOnly, history: history))
+            return (container, location.description, relation?.displayName)
         } catch let error as PostgresProblem {
             throw fail(error.message)
         } catch {

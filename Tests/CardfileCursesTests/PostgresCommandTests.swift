@@ -164,6 +164,47 @@ struct PostgresCommandTests {
         #expect(try server.psql(database, "SELECT count(*) > 0 FROM public.fresh") == "t")
     }
 
+    /// `--table schema.name`, as the issue's URL form has it: a schema of the search path is
+    /// the table's name alone, one outside it is opened all the same (listed as
+    /// `schema.name`), for the editor, import and export; and its changes come live.
+    @Test func aTableNamedWithItsSchemaInOrOutOfTheSearchPath() throws {
+        let server = try PostgresTestServer.current()
+        let database = try server.makeDatabase()
+        defer { server.drop(database) }
+        try server.psql(database, """
+            CREATE TABLE books (id int PRIMARY KEY, title text);
+            CREATE SCHEMA archive; CREATE TABLE archive.books (id int PRIMARY KEY, title text);
+            INSERT INTO archive.books VALUES (1, 'Old');
+            """)
+        let url = server.url(database: database)
+        let folder = TemporaryDirectory()
+        let file = folder.file("books.csv")
+        try "id,title\n2,Two\n".write(toFile: file, atomically: true, encoding: .utf8)
+        for table in ["public.books", "archive.books"] {
+            let imported = try Self.cardfile(["import", url, file, "--table", table])
+            #expect(imported.status == 0 && imported.output.contains("1 inserted"), "\(table): \(imported.output) \(imported.errors)")
+        }
+        #expect(try server.psql(database, "SELECT string_agg(title, ',' ORDER BY id) FROM public.books") == "Two")
+        #expect(try server.psql(database, "SELECT string_agg(title, ',' ORDER BY id) FROM archive.books") == "Old,Two")
+        let exported = try Self.cardfile(["export", url, "--table", "archive.books"])
+        #expect(exported.status == 0 && exported.output.contains("\"Old\"") && exported.output.contains("\"Two\""), "\(exported.output) \(exported.errors)")
+        Self.expectOneLineFailure(try Self.cardfile(["export", url, "--table", "archive.missing"]),
+                                  containing: "archive.missing", notShowing: server.password)
+
+        #expect(try Self.cardfile(["pg-setup", url, "--table", "archive.books"]).status == 0)
+        let editor = try TmuxSession(terminal: "xterm-256color", width: 100, height: 16, program: "cardfile",
+                                     arguments: [url, "--table", "archive.books", "--autosave", "off"], tag: database)
+        defer { editor.close() }
+        try editor.waitFor { $0.contains("archive.books") && $0.contains("row 1 of 2") && $0.contains("live: notify") }
+        try server.psql(database, "INSERT INTO archive.books VALUES (3, 'Third')")
+        try editor.waitFor { $0.contains("Third") }
+        try editor.send(keys: ["Enter"])
+        try editor.send(literal: " Edition")
+        try editor.send(keys: ["C-s"])
+        try editor.waitFor { $0.contains("Saved.") }
+        #expect(try server.psql(database, "SELECT title FROM archive.books WHERE id = 1") == "Old Edition")
+    }
+
     /// Two editors on one PostgreSQL table, in real terminals, with psql as a third writer:
     /// one editor's save shows in the other's list, a same-field edit opens the dialog, and
     /// what psql commits shows too (the triggers of `cardfile pg-setup` announce every commit).

@@ -115,21 +115,24 @@ public struct NotifySetup: Sendable {
         }
     }
 
-    /// The object ids of the search path's tables whose changes are announced: all four
-    /// triggers on the table and, for a partitioned one, on each of its partitions.
-    public func announcedTables() throws(PostgresProblem) -> Set<Int64> {
-        // (Only the search path's tables, the partition tree only of a partitioned one: on a
-        // new connection, every relation the query opens is read into its caches first, and
-        // asking about every table of the catalog took 127 ms of each start.)
-        let rows = try session.rows("""
+    /// The object ids of the search path's tables (and of `others`) whose changes are
+    /// announced: all four triggers on the table and, for a partitioned one, on each of its
+    /// partitions.
+    public func announcedTables(also others: [Int64] = []) throws(PostgresProblem) -> Set<Int64> {
+        // (Only the search path's tables and `others`, the partition tree only of a
+        // partitioned one: on a new connection, every relation the query opens is read into
+        // its caches first, and asking about every table of the catalog took 127 ms of each
+        // start.)
+        let rows = try session.rows(PostgresQuery(unsafeSQL: """
             SELECT c.oid::int8 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace ns ON ns.oid = c.relnamespace
-            WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition AND ns.nspname = ANY (current_schemas(false))
+            WHERE c.relkind IN ('r', 'p') AND NOT c.relispartition
+              AND (ns.nspname = ANY (current_schemas(false)) OR c.oid = ANY ('{\(others.map(String.init).joined(separator: ","))}'::oid[]))
               AND (SELECT bool_and(n = \(Self.events.count)) FROM (
                     SELECT (SELECT count(*) FROM pg_catalog.pg_trigger g
                             WHERE g.tgrelid = m.member AND g.tgname LIKE 'cardfile_notify_%' AND NOT g.tgisinternal) AS n
                     FROM (SELECT c.oid AS member
                           UNION SELECT relid FROM pg_partition_tree(c.oid) WHERE c.relkind = 'p') m) s)
-            """)
+            """))
         do {
             return Set(try rows.map { try $0.decode(Int64.self) })
         } catch {

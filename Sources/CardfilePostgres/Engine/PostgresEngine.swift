@@ -16,6 +16,9 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     package static let maxReaders = 3
 
     private let place: PostgresLocation
+    /// Relations named outside the search path (`--table schema.name`), listed with the
+    /// path's own (under their `schema.name`).
+    private let included: [String]
     /// The writing connection; opened again when it was lost (a write then starts afresh).
     private var writer: PostgresSession
     /// The `lock_timeout` set on the writer, in milliseconds (set again only when it changes).
@@ -83,9 +86,12 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// How often the heartbeat asks whether the server answers.
     static let heartbeatEvery: Duration = .seconds(1)
 
-    /// Connects (the writer at once; readers when first needed).
-    package init(_ place: PostgresLocation) throws(PostgresProblem) {
+    /// Connects (the writer at once; readers when first needed). `including` names relations
+    /// as a person gave them (`schema.name`) that the schema lists too when the search path
+    /// does not reach them.
+    package init(_ place: PostgresLocation, including: [String] = []) throws(PostgresProblem) {
         self.place = place
+        included = including
         location = place.description
         writer = try PostgresSession.open(place)
         currentWriter = NIOLockedValueBox(writer)
@@ -389,7 +395,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     }
 
     /// Every table and view of the search path (in path order, as the catalog lists them),
-    /// each described; a table the user may not read is not listed.
+    /// and those named when the engine was made, each described; a table the user may not
+    /// read is not listed.
     package func readSchema() throws -> DatabaseSchema {
         let session = try takeReader()
         defer { giveBack(session) }
@@ -401,8 +408,13 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         var byOID: [Int64: TableSchema] = [:]
         var idOf: [String: Int64] = [:]
         try answering { () throws(PostgresProblem) in
-            let withTriggers = try NotifySetup(session: session).announcedTables()
-            let relations = try catalog.relations()
+            var relations = try catalog.relations()
+            for name in included {
+                if let relation = try catalog.relation(named: name), !relations.contains(where: { $0.oid == relation.oid }) {
+                    relations.append(relation)
+                }
+            }
+            let withTriggers = try NotifySetup(session: session).announcedTables(also: relations.filter { !$0.isVisible }.map(\.oid))
             let constraints = try catalog.constraints(of: relations)
             for relation in relations {
                 let table = try catalog.describe(relation).tableSchema(constraints[relation.oid] ?? PostgresConstraints())
