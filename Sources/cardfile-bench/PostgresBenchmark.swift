@@ -158,6 +158,23 @@ struct PostgresBenchmark {
                       String(format: "%.1f MiB", fields[0]), goal: "< 40 MiB")
         }
         try measureTransfers(target, into: &table)
+
+        // The same open in a database of 300 more tables (each listed and described).
+        let crowding = try Self.session(target)
+        defer { crowding.close() }
+        try crowding.run(PostgresQuery(unsafeSQL: """
+            DO $$ BEGIN FOR i IN 1..300 LOOP
+              EXECUTE format('CREATE TABLE other_%s (id int PRIMARY KEY, name text NOT NULL, price numeric, made timestamptz DEFAULT now(), ref int)', i);
+            END LOOP; END $$
+            """))
+        let crowded = try Measure.samples(7) { _ in
+            let engine = try PostgresEngine(place)
+            let container = try Container(engine: engine)
+            let live = try LiveQuery(context: container.viewContext, spec: LiveQuerySpec(table: "books"), height: 50)
+            guard live.window.rows.count == 50, container.schema.tables.count > 300 else { throw BenchFailure(description: "the tables were not all listed") }
+            engine.close()
+        }
+        table.add("  … with 300 more tables in the database, p50", duration(Distribution(crowded).p50))
         table.print()
     }
 

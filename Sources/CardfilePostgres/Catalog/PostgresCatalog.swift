@@ -82,8 +82,17 @@ public struct PostgresCatalog: Sendable {
 
     /// `relation`'s columns in table order and its primary key.
     public func describe(_ relation: PostgresRelation) throws(PostgresProblem) -> PostgresTableDescription {
-        let columnRows = try session.rows("""
-            SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), t.typcategory::text, a.attnotnull,
+        // (Always there: every relation given is described.)
+        try describe([relation])[relation.oid] ?? PostgresTableDescription(relation: relation, columns: [], primaryKey: [])
+    }
+
+    /// Each relation's columns and primary key, by object id, in two statements for all of
+    /// them (a pair for each took 1.1 ms a relation at each start: 0.35 s for 300 tables).
+    public func describe(_ relations: [PostgresRelation]) throws(PostgresProblem) -> [Int64: PostgresTableDescription] {
+        guard !relations.isEmpty else { return [:] }
+        let oids = "'{" + relations.map { String($0.oid) }.joined(separator: ",") + "}'::oid[]"
+        let columnRows = try session.rows(PostgresQuery(unsafeSQL: """
+            SELECT a.attrelid::int8, a.attname::text, format_type(a.atttypid, a.atttypmod), t.typcategory::text, a.attnotnull,
                    pg_get_expr(d.adbin, d.adrelid), a.attidentity::text, a.attgenerated::text,
                    format_type(base.oid, -1), base.oid::int8
             FROM pg_catalog.pg_attribute a
@@ -100,31 +109,41 @@ public struct PostgresCatalog: Sendable {
                 SELECT oid FROM chain ORDER BY depth DESC LIMIT 1
             ) AS base
             LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
-            WHERE a.attrelid = \(relation.oid)::oid AND a.attnum > 0 AND NOT a.attisdropped
-            ORDER BY a.attnum
-            """)
-        let keyRows = try session.rows("""
-            SELECT a.attname::text
+            WHERE a.attrelid = ANY (\(oids)) AND a.attnum > 0 AND NOT a.attisdropped
+            ORDER BY a.attrelid, a.attnum
+            """))
+        let keyRows = try session.rows(PostgresQuery(unsafeSQL: """
+            SELECT i.indrelid::int8, a.attname::text
             FROM pg_catalog.pg_index i
             CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
             JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-            WHERE i.indrelid = \(relation.oid)::oid AND i.indisprimary
-            ORDER BY k.position
-            """)
+            WHERE i.indrelid = ANY (\(oids)) AND i.indisprimary
+            ORDER BY i.indrelid, k.position
+            """))
+        var columns: [Int64: [PostgresTableColumn]] = [:]
+        var keys: [Int64: [String]] = [:]
         do {
-            let columns = try columnRows.map { row in
-                let (name, type, category, notNull, defaultExpression, identity, generated, castType, baseType) =
-                    try row.decode((String, String, String, Bool, String?, String, String, String, Int64).self)
-                return PostgresTableColumn(
+            for row in columnRows {
+                let (oid, name, type, category, notNull, defaultExpression, identity, generated, castType, baseType) =
+                    try row.decode((Int64, String, String, String, Bool, String?, String, String, String, Int64).self)
+                columns[oid, default: []].append(PostgresTableColumn(
                     name: name, typeName: type, category: category.first ?? "U", isNotNull: notNull,
                     defaultExpression: defaultExpression, identity: PostgresTableColumn.Identity(rawValue: identity) ?? .none,
-                    isGenerated: generated == "s", castType: castType, kind: PostgresTableColumn.Kind(baseType: baseType))
+                    isGenerated: generated == "s", castType: castType, kind: PostgresTableColumn.Kind(baseType: baseType)))
             }
-            let key = try keyRows.map { try $0.decode(String.self) }
-            return PostgresTableDescription(relation: relation, columns: columns, primaryKey: key)
+            for row in keyRows {
+                let (oid, name) = try row.decode((Int64, String).self)
+                keys[oid, default: []].append(name)
+            }
         } catch {
-            throw .refused(message: "unexpected answer describing \(relation.displayName): \(error)", detail: nil, sqlState: "")
+            throw .refused(message: "unexpected answer describing the tables: \(error)", detail: nil, sqlState: "")
         }
+        // (A table may have no columns: `CREATE TABLE t ()`.)
+        var described: [Int64: PostgresTableDescription] = [:]
+        for relation in relations {
+            described[relation.oid] = PostgresTableDescription(relation: relation, columns: columns[relation.oid] ?? [], primaryKey: keys[relation.oid] ?? [])
+        }
+        return described
     }
 
     private static func relation(from row: PostgresRow) throws(PostgresProblem) -> PostgresRelation {

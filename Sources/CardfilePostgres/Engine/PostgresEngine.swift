@@ -416,8 +416,10 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
             }
             let withTriggers = try NotifySetup(session: session).announcedTables(also: relations.filter { !$0.isVisible }.map(\.oid))
             let constraints = try catalog.constraints(of: relations)
+            let descriptions = try catalog.describe(relations)
             for relation in relations {
-                let table = try catalog.describe(relation).tableSchema(constraints[relation.oid] ?? PostgresConstraints())
+                guard let description = descriptions[relation.oid] else { continue }
+                let table = try description.tableSchema(constraints[relation.oid] ?? PostgresConstraints())
                 tables.append(table)
                 if relation.kind == .table || relation.kind == .partitionedTable { takesCopy[table.name] = relation.kind }
                 named[PendingChanges.QualifiedName(schema: relation.schema, table: relation.name)] = table.name
