@@ -39,6 +39,16 @@ final class BatchReader: @unchecked Sendable {
     /// first problem (and is the last one).
     func next() throws(ImportError) -> Batch? {
         guard !finished else { return nil }
+        // The reader and the record are worked on as this function's own for the batch, and
+        // put back after: as the class's properties, every use was checked for exclusive
+        // access at run time.
+        var reader = self.reader
+        var record = self.record
+        self.record = CSVRecord()
+        defer {
+            self.reader = reader
+            self.record = record
+        }
         var batch = Batch(firstLine: reader.line)
         // Rows in COPY's text format, one after another: each row's slice is taken when the
         // batch is done (slicing earlier would copy the buffer at the next append).
