@@ -79,8 +79,10 @@ package struct PostgresEngineSession: EngineSession {
     }
 
     /// Reads through a cursor, `scanBatch` rows at a time, in a transaction of its own when
-    /// none is open; `cancellation` is asked between batches (the server's sort before the
-    /// first batch runs to its end: the protocol's cancel request is not sent yet).
+    /// none is open; `cancellation` is asked between batches, and a batch the server is still
+    /// working on (the first of a sort waits for the whole sort) is cancelled there
+    /// (`pg_cancel_backend` from a connection of its own: postgres-nio keeps the key the
+    /// protocol's cancel request needs to itself).
     package func forEachRow(_ sql: String, _ arguments: [Value], cancellation: Cancellation?, _ body: ([Value]) throws -> Void) throws {
         try scan(sql, arguments, cancellation: cancellation) { row in try body(try Self.values(row)) }
     }
