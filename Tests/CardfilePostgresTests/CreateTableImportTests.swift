@@ -59,7 +59,7 @@ struct CreateTableImportTests {
         #expect(atomic.rolledBack)
         #expect(try place.psql("SELECT to_regclass('public.once') IS NULL") == "t")
         #expect(place.container.schema.table(named: "once") == nil)
-        // Batched: the table is made with the first batch; the refused row is named, the rest go in.
+        // Batched: the table is made first; the refused row is named, the rest go in.
         let (batched, _) = try Self.create(place, "id,name\n1,Ada\n1,Again\n2,Bo\n3,Cy\n", table: "batched", batchSize: 2)
         #expect(batched.inserted == 3 && batched.rejected == 1, "\(batched.errors)")
         #expect(place.container.schema.table(named: "batched") != nil)
@@ -74,6 +74,31 @@ struct CreateTableImportTests {
         #expect(names.allSatisfy { $0.utf8.count <= 63 } && Set(names.map { $0.lowercased() }).count == names.count, "\(names)")
         #expect(names.first == "cardfile_id_2", "the file's id has a gap and cardfile_id is the file's: \(names)")
         #expect(try place.psql("SELECT count(*) FROM longs WHERE id IS NULL") == "1", "the row without an id went in")
+    }
+
+    /// JSON keys longer than the server's 63 bytes go to the columns cut from them (every row
+    /// was refused as naming a column the table lacks).
+    @Test func longJSONKeysGoToTheirCutColumns() throws {
+        let place = try DatabasePlace("SELECT 1")
+        let key = String(repeating: "k", count: 70)
+        let path = place.folder.file("long.jsonl")
+        try "{\"id\": 1, \"\(key)\": \"v1\", \"\(key.uppercased())x\": 2}\n{\"id\": 2, \"\(key)\": \"v2\"}\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let options = ImportOptions(table: "longkeys", create: true)
+        let plan = try TableCreator.planOnEngine(file: path, options: options, quotedTable: "public.longkeys")
+        let summary = try Importer(container: place.container, file: path, options: options, creating: plan).run()
+        #expect(summary.inserted == 2 && summary.rejected == 0, "\(summary.errors)")
+        let names = plan.columns.map(\.name.quotedIdentifier)
+        #expect(names.count == 3 && plan.columns.allSatisfy { $0.name.utf8.count <= 63 }, "\(names)")
+        #expect(try place.psql("SELECT string_agg(\(names[0]) || ':' || \(names[1]) || ':' || coalesce(\(names[2])::text, '-'), ',' ORDER BY id) FROM longkeys") == "1:v1:2,2:v2:-")
+    }
+
+    /// Batch by batch, the table is there when no row went in (as on SQLite), so `Created
+    /// table` is true.
+    @Test func aTableIsMadeEvenWhenEveryRowIsRefused() throws {
+        let place = try DatabasePlace("SELECT 1")
+        let (none, _) = try Self.create(place, "id,name\n1,a,extra\n", table: "nothing")
+        #expect(none.inserted == 0 && none.rejected == 1, "\(none.errors)")
+        #expect(try place.psql("SELECT to_regclass('public.nothing') IS NOT NULL") == "t")
     }
 
     @Test func isoDatesAreOnlyRealDays() {

@@ -36,7 +36,8 @@ final class PostgresImport: EngineImport {
     /// The statement that names each of the import's transactions in the history journal
     /// (see ``ServerJournal``); nil when no history is kept.
     private let journal: PostgresQuery?
-    /// The `CREATE TABLE` of `--create`, run in the first transaction until one commits.
+    /// The `CREATE TABLE` of `--create` of an atomic import, run in its transaction (a
+    /// batched import makes the table first, in a transaction of its own).
     private var creating: String?
 
     /// An import on `session` (opened for it; closed by ``close()``, which then calls `closed`).
@@ -55,13 +56,22 @@ final class PostgresImport: EngineImport {
         self.journal = journal
         self.creating = creating
         notNull = table.columns.map(\.isNotNull)
-        if atomic {
-            do {
+        do {
+            if atomic {
                 try begin()
-            } catch {
-                close()
-                throw error
+            } else if let creating {
+                // Batch by batch, the table is made first, as on SQLite: it is there even when
+                // no row goes in (and `Created table` says so truly).
+                try session.run("BEGIN")
+                inTransaction = true
+                try session.run(PostgresQuery(unsafeSQL: creating))
+                try session.run("COMMIT")
+                inTransaction = false
+                self.creating = nil
             }
+        } catch {
+            close()
+            throw error
         }
     }
 

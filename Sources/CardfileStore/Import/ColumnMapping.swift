@@ -18,6 +18,9 @@ struct ColumnMapping {
     let textByColumn: Bool
     /// Each column's NOT NULL, by column index.
     let notNull: [Bool]
+    /// A JSON key (lower case) to the column it goes to, where a table the import made named
+    /// that column otherwise (a key cut to the server's 63 bytes, a blank or repeated one).
+    var renamed: [String: String] = [:]
 
     init(csv: [Int?]?, table: TableSchema) {
         self.csv = csv
@@ -159,7 +162,7 @@ struct ColumnMapping {
         var columns: [Int] = []
         var values: [Value] = []
         for (key, value) in pairs {
-            guard let index = table.columnIndex(named: key), table.columns[index].isWritable else {
+            guard let index = table.columnIndex(named: renamed[key.lowercased()] ?? key), table.columns[index].isWritable else {
                 if ignoreUnknown { continue }
                 let why = table.columnIndex(named: key) == nil ? "\(table.name) has no column “\(key)”" : "\(table.name) fills “\(key)” itself"
                 return .failure(Problem(column: key, reason: why + " (--ignore-unknown leaves such keys out)"))

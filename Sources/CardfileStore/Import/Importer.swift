@@ -219,7 +219,13 @@ public final class Importer {
 
     private func headerMapping(_ reader: inout RecordSource, entity: Entity) throws(ImportError) -> ColumnMapping {
         let table = entity.table
-        guard case .csv = reader else { return ColumnMapping(csv: nil, table: table) }
+        guard case .csv = reader else {
+            var mapping = ColumnMapping(csv: nil, table: table)
+            for column in creating?.columns ?? [] {
+                if let source = column.sourceName, source != column.name { mapping.renamed[source.lowercased()] = column.name }
+            }
+            return mapping
+        }
         guard options.header else {
             return ColumnMapping(csv: table.columns.indices.filter { table.columns[$0].isWritable }.map { Optional($0) }, table: table)
         }

@@ -27,6 +27,10 @@ public enum TableCreator {
             public var postgresType: String = "text"
             /// True when some row left the field empty (or without a value).
             public var hasEmptyValues = false
+            /// The name the file gives it (a header's, a JSON key as first met), when that is
+            /// not ``name`` as it stands (blank, repeated, cut to the engine's length); nil for
+            /// a key column the table adds.
+            public var sourceName: String?
         }
     }
 
@@ -158,8 +162,8 @@ public enum TableCreator {
             }
         }
         guard !names.isEmpty else { throw .noHeader(file: PathText.name(of: file)) }
-        return zip(uniqueNames(names), guesses).map {
-            Created.Column(name: $0, type: $1.type, postgresType: $1.postgresType, hasEmptyValues: $1.sawEmpty)
+        return zip(zip(uniqueNames(names), names), guesses).map {
+            Created.Column(name: $0.0, type: $1.type, postgresType: $1.postgresType, hasEmptyValues: $1.sawEmpty, sourceName: $0.1)
         }
     }
 
