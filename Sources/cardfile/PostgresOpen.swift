@@ -58,7 +58,9 @@ enum PostgresOpen {
         let location = session.location
         session.close()
         do {
-            let engine = try PostgresEngine(location, including: relation.map { $0.isVisible ? [] : [$0.displayName] } ?? [])
+            // (By its quoted name: `schema.name` as shown is not read back as the same name when
+            // either part has capitals, spaces or dots.)
+            let engine = try PostgresEngine(location, including: relation.map { $0.isVisible ? [] : [$0.quotedName] } ?? [])
             let container = try Container(engine: engine, options: StoreOptions(readOnly: readOnly, history: history))
             return (container, location.description, relation?.displayName)
         } catch let error as PostgresProblem {

@@ -186,6 +186,17 @@ struct PostgresCommandTests {
         }
         #expect(try server.psql(database, "SELECT string_agg(title, ',' ORDER BY id) FROM public.books") == "Two")
         #expect(try server.psql(database, "SELECT string_agg(title, ',' ORDER BY id) FROM archive.books") == "Old,Two")
+        // Names that must be quoted: capitals, a space, a dot.
+        try server.psql(database, """
+            CREATE SCHEMA "Odd s"; CREATE TABLE "Odd s"."We.ird" (id int PRIMARY KEY, title text);
+            INSERT INTO "Odd s"."We.ird" VALUES (1, 'quoted');
+            """)
+        let odd = try Self.cardfile(["export", url, "--table", "\"Odd s\".\"We.ird\""])
+        #expect(odd.status == 0 && odd.output.contains("\"quoted\""), "\(odd.output) \(odd.errors)")
+        let oddImport = try Self.cardfile(["import", url, file, "--table", "\"Odd s\".\"We.ird\""])
+        #expect(oddImport.status == 0 && oddImport.output.contains("1 inserted"), "\(oddImport.output) \(oddImport.errors)")
+        Self.expectOneLineFailure(try Self.cardfile(["export", url, "--table", "other_db.archive.books"]),
+                                  containing: "no table or view", notShowing: server.password)
         let exported = try Self.cardfile(["export", url, "--table", "archive.books"])
         #expect(exported.status == 0 && exported.output.contains("\"Old\"") && exported.output.contains("\"Two\""), "\(exported.output) \(exported.errors)")
         Self.expectOneLineFailure(try Self.cardfile(["export", url, "--table", "archive.missing"]),

@@ -181,6 +181,11 @@ struct ImportOnBothEnginesTests {
             name: "atomic: one bad row and nothing goes in",
             bytes: text("id,name\n70,A\n71,B\n72,C\n73,\n74,E\n"), options: atomic,
             counts: [0, 0, 0, 0, 1], refused: [(5, "name")], rolledBack: true, rows: [Case.existing]))
+        atomic.batchSize = 10
+        cases.append(Case(
+            name: "atomic: a value refused before an empty one a column needs is the one named",
+            bytes: text("id,name\n70,A\nz,B\n72,C\n73,\n74,E\n"), options: atomic,
+            counts: [0, 0, 0, 0, 1], refused: [(3, "id")], rolledBack: true, rows: [Case.existing]))
         atomic.batchSize = 3
         cases.append(Case(
             name: "atomic: a key taken is found inside the one transaction",

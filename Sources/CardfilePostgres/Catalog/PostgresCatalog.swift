@@ -62,8 +62,8 @@ public struct PostgresCatalog: Sendable {
         let found: [PostgresRow]
         do {
             found = try session.rows("SELECT to_regclass(\(name))::oid::int8")
-        } catch .refused(_, _, let state) where state.hasPrefix("42") {
-            return nil   // not a name PostgreSQL can read (`a.b.c.d`, an unclosed quote)
+        } catch .refused(_, _, let state) where state.hasPrefix("42") || state == "0A000" {
+            return nil   // not a name PostgreSQL can read (`a.b.c.d`, an unclosed quote, `db.s.t`)
         }
         let oid: Int64?
         do {

@@ -16,8 +16,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     package static let maxReaders = 3
 
     private let place: PostgresLocation
-    /// Relations named outside the search path (`--table schema.name`), listed with the
-    /// path's own (under their `schema.name`).
+    /// Relations named outside the search path (`--table schema.name`), as SQL names them,
+    /// listed with the path's own (under their `schema.name`).
     private let included: [String]
     /// The writing connection; opened again when it was lost (a write then starts afresh).
     private var writer: PostgresSession
@@ -87,8 +87,8 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     static let heartbeatEvery: Duration = .seconds(1)
 
     /// Connects (the writer at once; readers when first needed). `including` names relations
-    /// as a person gave them (`schema.name`) that the schema lists too when the search path
-    /// does not reach them.
+    /// as SQL reads a name (`"Odd s"."Up"`: quoted where it must be) that the schema lists
+    /// too when the search path does not reach them.
     package init(_ place: PostgresLocation, including: [String] = []) throws(PostgresProblem) {
         self.place = place
         included = including

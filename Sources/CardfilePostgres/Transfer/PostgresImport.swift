@@ -144,9 +144,17 @@ final class PostgresImport: EngineImport {
     private func put(_ rows: ArraySlice<Importer.PendingRow>, columns: [Int], into outcome: inout ImportBatchOutcome) throws {
         var kept: [Importer.PendingRow] = []
         kept.reserveCapacity(rows.count)
+        // (Looked up once for the run: the columns each field goes to that must have a value.)
+        let required = columns.map { notNull[$0] }
+        let anyRequired = required.contains(true)
         for row in rows {
-            // (A row in copy text was checked as it was read.)
-            guard row.copyText == nil, let index = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0 else {
+            let refused: Int?
+            if let text = row.copyText {
+                refused = anyRequired ? CopyTextRow.firstNull(in: text, required: required).map { columns[$0] } : nil
+            } else {
+                refused = zip(row.columns, row.values).first(where: { notNull[$0.0] && $0.1.isNull })?.0
+            }
+            guard let index = refused else {
                 kept.append(row)
                 continue
             }

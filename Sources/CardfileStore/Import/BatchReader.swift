@@ -55,8 +55,10 @@ final class BatchReader: @unchecked Sendable {
         var copyRows: [UInt8] = []
         var copyEnds: [(line: Int, end: Int)] = []
         if copyText {
-            copyRows.reserveCapacity(rowsPerBatch * 64)
-            copyEnds.reserveCapacity(rowsPerBatch)
+            // (Room for the batch as it usually is, not as large as `--batch-size` may say.)
+            let expected = min(rowsPerBatch, 65_536)
+            copyRows.reserveCapacity(expected * 64)
+            copyEnds.reserveCapacity(expected)
         }
         // Bad rows count too: a file where every row is bad (the wrong encoding) still
         // comes in batches, with progress, cancel and flat memory.

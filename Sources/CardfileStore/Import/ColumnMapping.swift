@@ -16,8 +16,6 @@ struct ColumnMapping {
     /// The engine reads each value's text by its column's type (``SQLDialect/typesTextByColumn``):
     /// fields go as the file has them, and the database refuses what its column cannot take.
     let textByColumn: Bool
-    /// Each column's NOT NULL, by column index.
-    let notNull: [Bool]
     /// A JSON key (lower case) to the column it goes to, where a table the import made named
     /// that column otherwise (a key cut to the server's 63 bytes, a blank or repeated one).
     var renamed: [String: String] = [:]
@@ -28,7 +26,6 @@ struct ColumnMapping {
         mappedColumns = csv?.compactMap { $0 } ?? []
         affinities = table.columns.map(\.affinity)
         textByColumn = table.dialect.typesTextByColumn
-        notNull = table.columns.map(\.isNotNull)
     }
 
     struct Problem: Error {
@@ -109,35 +106,28 @@ struct ColumnMapping {
 
     /// The same row as ``row(from:emptyAsText:)`` in COPY's text format (``CopyTextRow``),
     /// appended to `rows`, for an engine that reads every field by its column's type
-    /// (``textByColumn``): the field's bytes, escaped. A NULL in a NOT NULL column is refused
-    /// here, as the writer would (nothing is appended then).
+    /// (``textByColumn``): the field's bytes, escaped. (A NULL in a NOT NULL column is the
+    /// writer's to refuse, as for values: in file order with the rows the database refuses.)
     func copyText(from record: CSVRecord, emptyAsText: Bool, to rows: inout [UInt8]) -> Problem? {
         guard let csv else { return Problem(column: nil, reason: "not a delimited file") }
         guard record.count == csv.count else {
             return Problem(column: nil, reason: "it has \(record.count) field\(record.count == 1 ? "" : "s"), the header has \(csv.count)")
         }
-        let start = rows.count
         var first = true
-        return record.bytes.withUnsafeBufferPointer { bytes -> Problem? in
-            for (field, target) in csv.enumerated() {
-                guard let target else { continue }
+        record.bytes.withUnsafeBufferPointer { bytes in
+            for (field, target) in csv.enumerated() where target != nil {
                 if !first { rows.append(0x09) }
                 first = false
                 let range = record.range(of: field)
                 if range.isEmpty, !record.quoted[field] {
-                    if emptyAsText { continue }
-                    if notNull[target] {
-                        rows.removeSubrange(start...)
-                        return Problem(column: table.columns[target].name, reason: ImportRowError.emptyNeedsValue)
-                    }
-                    CopyTextRow.appendNull(to: &rows)
+                    if !emptyAsText { CopyTextRow.appendNull(to: &rows) }
                     continue
                 }
                 CopyTextRow.appendField(UnsafeBufferPointer(rebasing: bytes[range]), to: &rows)
             }
-            rows.append(0x0A)
-            return nil
         }
+        rows.append(0x0A)
+        return nil
     }
 
     /// `-123` or `45` (at most 18 digits, nothing else) as a number; nil for anything else,

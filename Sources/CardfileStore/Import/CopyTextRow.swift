@@ -36,6 +36,26 @@ package enum CopyTextRow {
         text.withUTF8 { appendField($0, to: &row) }
     }
 
+    /// The index of the first field of `row` that is NULL where `required` (by field) says
+    /// it may not be; nil when there is none. One pass over the bytes.
+    package static func firstNull(in row: ArraySlice<UInt8>, required: [Bool]) -> Int? {
+        var field = 0
+        var start = row.startIndex
+        var index = row.startIndex
+        while index < row.endIndex {
+            let byte = row[index]
+            if byte == 0x09 || byte == 0x0A {
+                if field < required.count, required[field], index - start == 2, row[start] == 0x5C, row[start + 1] == UInt8(ascii: "N") {
+                    return field
+                }
+                field += 1
+                start = index + 1
+            }
+            index += 1
+        }
+        return nil
+    }
+
     /// Appends NULL (`\N`).
     package static func appendNull(to row: inout [UInt8]) {
         row.append(0x5C)

@@ -39,7 +39,7 @@ public final class Importer {
         private let given: [Value]
         /// The row as COPY's text format has it (``CopyTextRow``), made by the reading thread
         /// for an engine that takes it (``SQLDialect/importsCopyText``); nil when the row
-        /// came as values. Its fields' NOT NULL was checked.
+        /// came as values.
         package let copyText: ArraySlice<UInt8>?
 
         package init(line: Int, columns: [Int], values: [Value]) {

@@ -22,8 +22,8 @@ public enum TableCreator {
             public var name: String
             public let type: String
             /// The type on PostgreSQL: `bigint`, `numeric`, `bytea`, `date` (ISO dates, which
-            /// SQLite keeps as TEXT), `text`. Numbers with a fraction are `numeric`, which
-            /// keeps them as written (`19.90` stays `19.90`; a `double precision` shows `19.9`).
+            /// SQLite keeps as TEXT), `text`. Numbers with a fraction are `numeric`, exact
+            /// to the last digit written (`19.90` stays `19.90`; a `double precision` shows `19.9`).
             public var postgresType: String = "text"
             /// True when some row left the field empty (or without a value).
             public var hasEmptyValues = false
