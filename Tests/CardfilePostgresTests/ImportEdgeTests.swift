@@ -30,6 +30,17 @@ struct ImportEdgeTests {
 
     /// Deferred constraints stay deferred: a file may refer to rows it holds further on. A
     /// batch that breaks one fails at its commit, which names the key; earlier batches stay.
+    /// `--batch-size` bounds a batch; it is no size to make room for (400,000,000 rows made a
+    /// 2-row import ask for 25 GB and abort; a larger number overflowed).
+    @Test func aHugeBatchSizeIsABoundNotAnAllocation() throws {
+        let place = try DatabasePlace("CREATE TABLE sm (id int PRIMARY KEY, a text)")
+        for size in [400_000_000, Int.max / 2] {
+            _ = try place.psql("TRUNCATE sm")
+            let summary = try place.run("id,a\n1,x\n2,y\n", ImportOptions(table: "sm", batchSize: size))
+            #expect(summary.inserted == 2, "\(size): \(summary.errors)")
+        }
+    }
+
     @Test func deferredConstraintsAreCheckedAtEachBatchsCommit() throws {
         let place = try DatabasePlace("""
             CREATE TABLE staff (id int PRIMARY KEY, boss int REFERENCES staff (id) DEFERRABLE INITIALLY DEFERRED, name text);
