@@ -117,7 +117,7 @@ public struct PostgresCatalog: Sendable {
             FROM pg_catalog.pg_index i
             CROSS JOIN LATERAL unnest(i.indkey) WITH ORDINALITY AS k(attnum, position)
             JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
-            WHERE i.indrelid = ANY (\(oids)) AND i.indisprimary
+            WHERE i.indrelid = ANY (\(oids)) AND i.indisprimary AND k.position <= i.indnkeyatts   -- (not INCLUDE's)
             ORDER BY i.indrelid, k.position
             """))
         var columns: [Int64: [PostgresTableColumn]] = [:]
