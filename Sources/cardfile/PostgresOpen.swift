@@ -54,13 +54,15 @@ enum PostgresOpen {
     /// listed by the container too, as `schema.name`. `history` asks for the server's journal
     /// (kept when `cardfile pg-setup` installed it).
     static func container(_ url: String, table: String?, readOnly: Bool, history: HistorySettings? = nil) throws -> (Container, String, table: String?) {
-        let (session, _, relation) = try find(url, table: table)
+        let (session, relations, relation) = try find(url, table: table)
+        // (A relation the tables screen does not list: another schema's, or pg_catalog's.)
+        let listed = Set(relations.map(\.oid))
         let location = session.location
         session.close()
         do {
             // (By its quoted name: `schema.name` as shown is not read back as the same name when
             // either part has capitals, spaces or dots.)
-            let engine = try PostgresEngine(location, including: relation.map { $0.isVisible ? [] : [$0.quotedName] } ?? [])
+            let engine = try PostgresEngine(location, including: relation.map { listed.contains($0.oid) ? [] : [$0.quotedName] } ?? [])
             let container = try Container(engine: engine, options: StoreOptions(readOnly: readOnly, history: history))
             return (container, location.description, relation?.displayName)
         } catch let error as PostgresProblem {

@@ -197,6 +197,21 @@ struct PostgresCommandTests {
         #expect(oddImport.status == 0 && oddImport.output.contains("1 inserted"), "\(oddImport.output) \(oddImport.errors)")
         Self.expectOneLineFailure(try Self.cardfile(["export", url, "--table", "other_db.archive.books"]),
                                   containing: "no table or view", notShowing: server.password)
+        // Names read as psql reads them, whatever else is named alike: a schema in capitals,
+        // a table of public whose name has a dot, a table of pg_catalog.
+        try server.psql(database, """
+            CREATE SCHEMA "Archive"; CREATE TABLE "Archive"."Books" (id int PRIMARY KEY, title text);
+            INSERT INTO "Archive"."Books" VALUES (1, 'capitals');
+            CREATE TABLE public."archive.books" (id int PRIMARY KEY, title text); INSERT INTO public."archive.books" VALUES (1, 'dotted');
+            """)
+        let capitals = try Self.cardfile(["export", url, "--table", "\"Archive\".\"Books\""])
+        #expect(capitals.output.contains("capitals") && !capitals.output.contains("Old"), "\(capitals.output) \(capitals.errors)")
+        let plain = try Self.cardfile(["export", url, "--table", "archive.books"])
+        #expect(plain.output.contains("Old") && !plain.output.contains("dotted"), "\(plain.output) \(plain.errors)")
+        let dotted = try Self.cardfile(["export", url, "--table", "\"archive.books\""])
+        #expect(dotted.output.contains("dotted"), "\(dotted.output) \(dotted.errors)")
+        let catalog = try Self.cardfile(["export", url, "--table", "pg_catalog.pg_namespace"])
+        #expect(catalog.status == 0 && catalog.output.contains("pg_catalog"), "\(catalog.errors)")
         let exported = try Self.cardfile(["export", url, "--table", "archive.books"])
         #expect(exported.status == 0 && exported.output.contains("\"Old\"") && exported.output.contains("\"Two\""), "\(exported.output) \(exported.errors)")
         Self.expectOneLineFailure(try Self.cardfile(["export", url, "--table", "archive.missing"]),

@@ -181,4 +181,17 @@ struct SchemaTests {
             #expect(swift == stored, "collation \(collation)")
         }
     }
+
+    /// Two tables whose names differ only in case (two schemas on PostgreSQL): each name finds
+    /// its own table, whichever sorts first; another case finds one of them.
+    @Test func anExactNameWinsOverTheSameNameInOtherCase() {
+        func table(_ name: String) -> TableSchema {
+            TableSchema(name: name, columns: [ColumnDescription(name: "id", declaredType: "INTEGER")], primaryKey: .rowidAlias(column: "id"))
+        }
+        for names in [["Archive.Books", "archive.books"], ["archive.books", "Archive.Books"]] {
+            let schema = DatabaseSchema(tables: names.map(table))
+            for name in names { #expect(schema.table(named: name)?.name == name, "\(names)") }
+            #expect(schema.table(named: "ARCHIVE.BOOKS") != nil)
+        }
+    }
 }

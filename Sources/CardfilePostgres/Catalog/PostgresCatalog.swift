@@ -53,12 +53,25 @@ public struct PostgresCatalog: Sendable {
         """
 
     /// The relation `name` names: `schema.name` (any schema), or a name the search path
-    /// reaches. A name is taken as written first (so `Books` finds the table created as
-    /// `"Books"`), then as PostgreSQL reads a name (unquoted parts folded to lower case). Nil
-    /// when there is none, or this user may not read it.
+    /// reaches. A plain name is taken as written first (so `Books` finds the table created as
+    /// `"Books"`), then as PostgreSQL reads a name (unquoted parts folded to lower case); a
+    /// name with a dot or a quote is read as PostgreSQL reads it first (`archive.books` is
+    /// schema archive's table books, though public may have a table named "archive.books").
+    /// Nil when there is none, or this user may not read it.
     public func relation(named name: String) throws(PostgresProblem) -> PostgresRelation? {
-        let exact = try relations().first { $0.displayName == name || "\($0.schema).\($0.name)" == name }
-        if let exact { return exact }
+        let qualified = name.contains(".") || name.contains("\"")
+        if !qualified, let listed = try listed(name) { return listed }
+        if let read = try read(name) { return read }
+        return qualified ? try listed(name) : nil
+    }
+
+    /// The relation of the search path listed under `name` as written.
+    private func listed(_ name: String) throws(PostgresProblem) -> PostgresRelation? {
+        try relations().first { $0.displayName == name || "\($0.schema).\($0.name)" == name }
+    }
+
+    /// The relation `name` is as PostgreSQL reads a name.
+    private func read(_ name: String) throws(PostgresProblem) -> PostgresRelation? {
         let found: [PostgresRow]
         do {
             found = try session.rows("SELECT to_regclass(\(name))::oid::int8")

@@ -12,10 +12,12 @@ public struct DatabaseSchema: Hashable, Sendable {
         self.tables = tables.sorted { $0.name.lowercased() < $1.name.lowercased() }
         self.hasTriggers = hasTriggers
         var byName: [String: Int] = [:]
-        for (index, table) in self.tables.enumerated() {
+        // (An exact name wins over another table's name in other case: `archive.books` and
+        // `Archive.Books` are two tables on PostgreSQL.)
+        for (index, table) in self.tables.enumerated() where byName[table.name.lowercased()] == nil {
             byName[table.name.lowercased()] = index
-            byName[table.name] = index
         }
+        for (index, table) in self.tables.enumerated() { byName[table.name] = index }
         self.byName = byName
         var silentlyAffected: [String: Set<String>] = [:]
         for table in self.tables {
@@ -24,7 +26,7 @@ public struct DatabaseSchema: Hashable, Sendable {
         self.silentlyAffected = silentlyAffected
     }
 
-    /// The table named `name`, found case-insensitively.
+    /// The table named `name` exactly, else one named so in other case.
     public func table(named name: String) -> TableSchema? {
         (byName[name] ?? byName[name.lowercased()]).map { tables[$0] }
     }
