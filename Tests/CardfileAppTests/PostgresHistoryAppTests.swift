@@ -100,6 +100,34 @@ struct PostgresHistoryAppTests {
         #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada Lovelace")
     }
 
+    /// Alt-U and `:history` read the journal on the UI loop: while another session holds it
+    /// locked whole, they give up after a short wait and say why (the screen froze until the
+    /// lock was let go).
+    @Test func aJournalLockedElsewhereHoldsNeitherAltUNorHistory() throws {
+        let place = try Self.place()
+        let harness = place.harness
+        try Self.appendToName(harness, " L.")
+        let locker = try PostgresSession.open(try PostgresLocation.resolve(place.server.url(database: place.database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location)
+        defer { locker.close() }
+        // (Should the screen wait for the lock after all, the server lets it go in 8 s: the
+        // test fails, it does not hang.)
+        try locker.run("SET idle_in_transaction_session_timeout = '8s'")
+        try locker.run("BEGIN")
+        try locker.run("LOCK TABLE cardfile.history_entry IN ACCESS EXCLUSIVE MODE")
+        for keys in [["alt-u"], [":", "history"]] {
+            let started = Date()
+            if keys[0] == "alt-u" { try harness.press(.alt("u")) } else { try harness.command("history") }
+            let waited = Date().timeIntervalSince(started)
+            // (A bound on a hang, not a speed goal: it waited for the lock's end before.)
+            #expect(waited < 3, "\(keys): the screen waited \(waited) s")
+            #expect(harness.messageLine.contains("history could not be read"), "\(keys): \(harness.messageLine)")
+        }
+        try? locker.run("ROLLBACK")
+        try harness.press(.alt("u"))
+        try Self.settle(harness)
+        #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada", "once let go, Alt-U undoes")
+    }
+
     /// The journal taken off the server under the open editor (`DROP SCHEMA cardfile`): a
     /// bulk edit is written all the same, and the editor says once that its history was not
     /// kept.

@@ -530,11 +530,26 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
     /// through an outage or a restart) is read again on a new one, once: only a second loss
     /// says the server is gone.
     package func read<T>(_ body: (any EngineSession) throws -> T) throws -> T {
+        try read(lockWait: nil, body)
+    }
+
+    /// `duration` in whole milliseconds, at least 1 (0 would mean no limit to the server).
+    static func milliseconds(_ duration: Duration) -> Int {
+        max(1, Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000))
+    }
+
+    /// ``read(_:)`` that waits at most `lockWait` for a lock another session holds on what it
+    /// reads (a table locked whole: `LOCK TABLE`), then fails; nil waits as long as it takes.
+    package func read<T>(lockWait: Duration?, _ body: (any EngineSession) throws -> T) throws -> T {
         var retried = false
         while true {
             let session = try takeReader()
             defer { giveBack(session) }
             do {
+                if let lockWait {
+                    try session.run(PostgresQuery(unsafeSQL: "SET lock_timeout = \(Self.milliseconds(lockWait))"))
+                }
+                defer { if lockWait != nil { try? session.run("SET lock_timeout = 0") } }
                 return try body(PostgresEngineSession(session))
             } catch {
                 if !retried, Self.unreachableReason(error) != nil, session.connection.isClosed {
@@ -555,7 +570,7 @@ package final class PostgresEngine: StoreEngine, @unchecked Sendable {  // (`wri
         defer { writing.unlock() }
         try failIfUnreachable()
         if writer.connection.isClosed { try reopenWriter() }
-        let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Self.milliseconds(lockWait)
         // (A writer ended since its last write, without its end noticed yet, is opened again
         // once: nothing of this write was sent on it.)
         for attempt in 0..<2 {

@@ -31,6 +31,9 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
 
     // MARK: - Writing
 
+    /// How long a read of the journal waits for a lock held on it.
+    static let readLockWait: Duration = .milliseconds(500)
+
     /// Names a transaction's entry (see ``JournalSetup/beginFunctionSQL``).
     static let beginSQL = "SELECT \(schema).history_begin(?::text, ?::text, ?::bigint[], ?::boolean, ?::bigint)"
 
@@ -251,9 +254,12 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
         }
     }
 
+    /// Reads the journal, waiting at most ``readLockWait`` for a lock another session holds on
+    /// it (Alt-U and `:history` run on the UI loop: a journal locked whole froze the screen
+    /// until it was let go).
     private func reading<T>(_ body: (any EngineSession) throws -> T) throws(StoreError) -> T {
         do {
-            return try engine.read(body)
+            return try engine.read(lockWait: Self.readLockWait, body)
         } catch let error as StoreError {
             throw error
         } catch let problem as PostgresProblem {
