@@ -141,6 +141,15 @@ struct PostgresHistoryAppTests {
         #expect(try place.psql("SELECT string_agg(age::text, ',' ORDER BY id) FROM cards") == "7,9")
         #expect(try harness.waitFor { $0.contains("Saved, but not kept in the history") }, "\(harness.messageLine)")
         #expect(harness.app.notice?.text.contains("does not exist") == true, "the server's reason: \(harness.app.notice?.text ?? "")")
+        // A write that fails says its own failure, not that it was saved.
+        _ = try place.psql("ALTER TABLE cards ADD CONSTRAINT adult CHECK (age >= 0)")
+        try harness.command("set age = -1")
+        try harness.press(.char("y"))
+        try Self.settle(harness)
+        try harness.advance(.milliseconds(300))   // (a tick: where a kept problem would be said)
+        #expect(!(harness.app.notice?.text.contains("Saved") ?? false), "\(harness.app.notice?.text ?? "")")
+        #expect(harness.app.notice?.text.contains("adult") == true, "\(harness.app.notice?.text ?? "")")
+        #expect(try place.psql("SELECT string_agg(age::text, ',' ORDER BY id) FROM cards") == "7,9")
     }
 
     @Test func historyListsEachVersionWithItsAuthorAndEnterPutsOneInTheForm() throws {

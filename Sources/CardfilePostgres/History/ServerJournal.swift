@@ -38,19 +38,19 @@ final class ServerJournal: EngineJournal, @unchecked Sendable {   // (immutable;
     static let beginSQL = "SELECT \(schema).history_begin(?::text, ?::text, ?::bigint[], ?::boolean, ?::bigint)"
 
     /// In a savepoint: a journal taken away since the editor opened (`pg-setup --remove`)
-    /// or refused fails the history, never the write. The problem is kept for
-    /// ``takeProblem()``, which the editor says once.
-    func begin(_ note: HistoryNote, in session: any EngineSession) throws {
+    /// or refused fails the history, never the write. The refusal is returned, to be kept for
+    /// ``takeProblem()`` (which the editor says once) if the write commits.
+    func begin(_ note: HistoryNote, in session: any EngineSession) throws -> String? {
         do {
             _ = try session.attempt { try session.rows(Self.beginSQL, Self.arguments(note, limit: rowLimit)) }
+            return nil
         } catch let problem as PostgresProblem {
-            if case .refused = problem {
-                self.problem.withLockedValue { $0 = problem.message }
-                return
-            }
+            if case .refused = problem { return problem.message }
             throw problem
         }
     }
+
+    func keepProblem(_ problem: String) { self.problem.withLockedValue { $0 = problem } }
 
     /// Fails as the statement does (a lock held longer than `lockWait`, the journal gone):
     /// nothing was saved, so there is no saved change to say was not kept.

@@ -317,10 +317,13 @@ final class StoreCore: Sendable {
         // A write other than a form's save is named in the journal first (its entry), so it
         // is a transaction even when it is one statement.
         let journaled = engineJournal.map { ($0, historyNote(for: note)) }.flatMap { $0.1.isDefault ? nil : $0 }
+        var unkept: String?
         let result = try engine.write(lockWait: busyTimeout ?? defaultBusyTimeout, oneStatement: oneStatement && journaled == nil) { session in
-            if let (journal, named) = journaled { try journal.begin(named, in: session) }
+            if let (journal, named) = journaled { unkept = try journal.begin(named, in: session) }
             return try body(session, &note)
         }
+        // (Said only of a write that committed: a failed one says its own failure.)
+        if let unkept, let journal = engineJournal { journal.keepProblem(unkept) }
         // No hook names what the engine's triggers or cascades changed: the event is what the
         // code wrote (the change feed brings the rest).
         if let event = CommitObserver.event(

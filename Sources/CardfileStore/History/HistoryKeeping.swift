@@ -36,7 +36,11 @@ package protocol EngineJournal: HistoryKeeping {
     var recordLimit: Int { get }
     /// Names the write transaction `session` is in (first in it, before anything is written)
     /// as `note` says: called for every write but a form's save, which is the default.
-    func begin(_ note: HistoryNote, in session: any EngineSession) throws
+    /// Returns why the write will not be kept when the journal refused (the write goes on);
+    /// the caller hands that to ``keepProblem(_:)`` once the write has committed.
+    func begin(_ note: HistoryNote, in session: any EngineSession) throws -> String?
+    /// Keeps `problem` for ``HistoryKeeping/takeProblem()``: a committed write was not kept.
+    func keepProblem(_ problem: String)
     /// Journals an undo or redo that wrote nothing (every record already as it leaves them):
     /// its entries count as undone (or redone) all the same.
     func markWithoutWriting(_ note: HistoryNote, lockWait: Duration) throws
