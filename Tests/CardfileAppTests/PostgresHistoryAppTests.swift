@@ -96,6 +96,8 @@ struct PostgresHistoryAppTests {
         // (A bound on a hang, not a speed goal: the mark waited 5 s for the lock before.)
         #expect(waited < 2.5, "the screen waited \(waited) s for the journal's lock")
         #expect(harness.messageLine.contains("Took their version"), "\(harness.messageLine)")
+        // The mark waited in vain: said, for the next Alt-U offers the same undo again.
+        #expect(harness.app.notice?.text.contains("could not record the undo as done") == true, "\(harness.app.notice?.text ?? "")")
         try locker.run("ROLLBACK")
         #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada Lovelace")
     }

@@ -227,6 +227,13 @@ struct SaveCoordinator {
         case saved(Saved, done: Report)
     }
 
+    /// What Take theirs (or Accept the deletion) says: `done`, and, when it ended an undo the
+    /// history could not record as done, that the next undo offers it again.
+    static func taken(_ done: String, _ unrecorded: String?) -> Report {
+        guard let unrecorded else { return Report(text: done, role: .success) }
+        return Report(text: done + " The history could not record the undo as done, so Alt-U offers it again: " + unrecorded, role: .warning)
+    }
+
     /// Applies the person's answer to the conflict in `dialog` to the form's editor and saves.
     /// Every choice works from the three versions the dialog showed: a field that moved again
     /// since conflicts again rather than being overwritten unseen.
@@ -240,14 +247,14 @@ struct SaveCoordinator {
             return .close(Report(text: "Nothing written; your edits are kept. Autosave waits for your next edit.", role: .warning, sticky: true))
         case .takeTheirs:
             // (An undo met a change made since, and the person kept that change: done.)
-            if let writing = form.session.writing { editor.recordWritten(writing) }
+            let unrecorded = form.session.writing.flatMap { editor.recordWritten($0) }
             form.session.discard()
             form.reload()
-            return .close(Report(text: "Took their version: your changes to this record were dropped.", role: .success))
+            return .close(Self.taken("Took their version: your changes to this record were dropped.", unrecorded))
         case .acceptDeletion:
-            if let writing = form.session.writing { editor.recordWritten(writing) }
+            let unrecorded = form.session.writing.flatMap { editor.recordWritten($0) }
             form.session.discard()
-            return .closeTheForm(Report(text: "Accepted the deletion.", role: .success))
+            return .closeTheForm(Self.taken("Accepted the deletion.", unrecorded))
         case .saveChoices, .merge, .keepMine, .restore:
             break
         }

@@ -81,14 +81,20 @@ extension ObjectContext {
     /// Records in the history that `step` is done (undone, or redone) although this context
     /// wrote nothing for it: the person chose the values there are now (the conflict
     /// dialog's Take theirs, or choices that left nothing to save).
-    public func recordWritten(_ step: HistoryStep) {
+    /// - Returns: why the journal could not record it, in words (nil when it did): the
+    ///   entries then stay as they were, and the next undo offers the same step again.
+    @discardableResult
+    public func recordWritten(_ step: HistoryStep) -> String? {
         let note = HistoryNote(source: step.isRedo ? .redo : .undo, undoing: step.entries.map(\.id))
-        // (A journal that cannot be written now leaves the entries as they were: undoing them
-        // again finds the records already so, and writes nothing.)
         // (It waits for a lock as this context's saves do: tens of milliseconds on a UI loop.)
         var root = self
         while let parent = root.parent { root = parent }
-        try? core.journalWithoutWriting(note, busyTimeout: root.saveBusyTimeout)
+        do {
+            try core.journalWithoutWriting(note, busyTimeout: root.saveBusyTimeout)
+            return nil
+        } catch {
+            return error.message
+        }
     }
 
     /// Puts back objects an ``absorb(_:)`` replaced, then re-reads them from the source (a
