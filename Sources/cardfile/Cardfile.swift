@@ -289,18 +289,14 @@ extension Cardfile {
             let container: Container
             if PostgresLocation.isURL(database) {
                 // (With --create, a missing table is no error: the import makes it.)
-                let opened = try PostgresOpen.container(database, table: options.create ? nil : table, readOnly: false,
+                let opened = try PostgresOpen.container(database, table: table, missingIsFine: options.create, readOnly: false,
                                                         history: noHistory ? nil : HistoryFolder.settings())
                 container = opened.0
-                // (`schema.name` as the container names the table.)
-                if let named = opened.table { options.table = named }
-                if options.create, container.schema.table(named: table) == nil {
-                    let parts = table.split(separator: ".", omittingEmptySubsequences: false)
-                    if parts.contains(where: { $0.utf8.count > 63 }) {
-                        throw fail("a PostgreSQL name holds at most 63 bytes: \"\(table)\" is longer (PostgreSQL would cut it, and the import would not find it)")
-                    }
-                    var quoted = parts.count == 2 ? parts.map { String($0).quotedIdentifier }.joined(separator: ".") : table.quotedIdentifier
-                    if parts.count != 2, let schema = try PostgresOpen.creationSchema(database) { quoted = schema.quotedIdentifier + "." + quoted }
+                if let named = opened.table {
+                    // (`schema.name` as the container names the table.)
+                    options.table = named
+                } else if options.create {
+                    let quoted = try PostgresOpen.creationTarget(database, table)
                     do { creating = try TableCreator.planOnEngine(file: file, options: options, quotedTable: quoted) } catch { throw fail(error.description) }
                 }
             } else {

@@ -25,8 +25,9 @@ enum PostgresOpen {
         return (session, relations)
     }
 
-    /// ``check(_:table:)``, with the relation `table` names (nil without a table).
-    private static func find(_ url: String, table: String?) throws -> (PostgresSession, [PostgresRelation], PostgresRelation?) {
+    /// ``check(_:table:)``, with the relation `table` names (nil without a table, or when
+    /// there is none and `missingIsFine`).
+    private static func find(_ url: String, table: String?, missingIsFine: Bool = false) throws -> (PostgresSession, [PostgresRelation], PostgresRelation?) {
         let location = try location(url)
         let session: PostgresSession
         do {
@@ -39,6 +40,7 @@ enum PostgresOpen {
             let relations = try catalog.relations()
             guard let table else { return (session, relations, nil) }
             guard let relation = try catalog.relation(named: table) else {
+                if missingIsFine { return (session, relations, nil) }
                 throw PostgresProblem.unknownTable(database: location.description, table: table, known: relations.map(\.displayName))
             }
             return (session, relations, relation)
@@ -53,8 +55,9 @@ enum PostgresOpen {
     /// `schema.name` the search path reaches is its name alone, one it does not reach is
     /// listed by the container too, as `schema.name`. `history` asks for the server's journal
     /// (kept when `cardfile pg-setup` installed it).
-    static func container(_ url: String, table: String?, readOnly: Bool, history: HistorySettings? = nil) throws -> (Container, String, table: String?) {
-        let (session, relations, relation) = try find(url, table: table)
+    static func container(_ url: String, table: String?, missingIsFine: Bool = false, readOnly: Bool,
+                          history: HistorySettings? = nil) throws -> (Container, String, table: String?) {
+        let (session, relations, relation) = try find(url, table: table, missingIsFine: missingIsFine)
         // (A relation the tables screen does not list: another schema's, or pg_catalog's.)
         let listed = Set(relations.map(\.oid))
         let location = session.location
@@ -72,17 +75,36 @@ enum PostgresOpen {
         }
     }
 
-    /// The schema `import --create` makes a table in: the first of the search path, passing
-    /// over Cardfile's own `cardfile` schema (a user named `cardfile` has it first, as
-    /// `$user`), unless it is the only one.
-    static func creationSchema(_ url: String) throws -> String? {
+    /// The table `import --create` makes for `name`, quoted: a plain name as written, in the
+    /// first schema of the search path (passing over Cardfile's own `cardfile` schema, which
+    /// a user named `cardfile` has first as `$user`, unless it is the only one); a name with a
+    /// dot or a quote as psql reads it (`Archive.New` is `archive.new`). Each part holds at
+    /// most 63 bytes.
+    static func creationTarget(_ url: String, _ name: String) throws -> String {
         let (session, _) = try check(url, table: nil)
         defer { session.close() }
-        do {
-            return try PostgresCatalog(session: session).schemaForNewTables()
-        } catch {
-            throw fail("the schema for the new table could not be read: \(error.message)")
+        var parts = [name]
+        if name.contains(".") || name.contains("\"") {
+            do {
+                parts = try session.rows("SELECT unnest(parse_ident(\(name)))").map { try $0.decode(String.self) }
+            } catch {
+                throw fail("\"\(name)\" is not a table name PostgreSQL can read (schema.table, with double quotes around a part that needs them)")
+            }
+            guard (1...2).contains(parts.count) else { throw fail("\"\(name)\" names no table of this database: use table or schema.table") }
         }
+        if parts.contains(where: { $0.utf8.count > 63 }) {
+            throw fail("a PostgreSQL name holds at most 63 bytes: \"\(name)\" is longer (PostgreSQL would cut it, and the import would not find it)")
+        }
+        if parts.count == 1 {
+            let schema: String?
+            do {
+                schema = try PostgresCatalog(session: session).schemaForNewTables()
+            } catch {
+                throw fail("the schema for the new table could not be read: \(error.message)")
+            }
+            if let schema { parts.insert(schema, at: 0) }
+        }
+        return parts.map(\.quotedIdentifier).joined(separator: ".")
     }
 
     /// libpq's home folder: `HOME`, else the password database's entry for this user.

@@ -210,6 +210,17 @@ struct PostgresCommandTests {
         #expect(plain.output.contains("Old") && !plain.output.contains("dotted"), "\(plain.output) \(plain.errors)")
         let dotted = try Self.cardfile(["export", url, "--table", "\"archive.books\""])
         #expect(dotted.output.contains("dotted"), "\(dotted.output) \(dotted.errors)")
+        // --create with such names: a table that is there is imported into, not made again; a
+        // new one is made where psql would read the name to be.
+        let more = folder.file("more.csv")
+        try "id,title\n9,Nine\n".write(toFile: more, atomically: true, encoding: .utf8)
+        let into = try Self.cardfile(["import", url, more, "--table", "public.books", "--create"])
+        #expect(into.status == 0 && !into.errors.contains("Created"), "\(into.output) \(into.errors)")
+        for (name, made) in [("Archive.New", "archive.new"), ("\"Archive\".\"New\"", "\"Archive\".\"New\"")] {
+            let created = try Self.cardfile(["import", url, file, "--table", name, "--create"])
+            #expect(created.status == 0 && created.errors.contains("Created table"), "\(name): \(created.output) \(created.errors)")
+            #expect(try server.psql(database, "SELECT count(*) FROM \(made)") == "1", "\(name)")
+        }
         let catalog = try Self.cardfile(["export", url, "--table", "pg_catalog.pg_namespace"])
         #expect(catalog.status == 0 && catalog.output.contains("pg_catalog"), "\(catalog.errors)")
         let exported = try Self.cardfile(["export", url, "--table", "archive.books"])
