@@ -49,25 +49,38 @@ struct CatalogDescribeTests {
         let relations = try catalog.relations()
         #expect(relations.count == count + 1)
         let described = try catalog.describe(relations)
+        // psql's reading of every table in one statement (a psql a table made this test the
+        // heaviest of a loaded run): name, columns, key.
+        let lines = try place.psql("""
+            SELECT c.relname || E'\\t' || coalesce((
+                       SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || CASE WHEN attnotnull THEN ' not null' ELSE '' END
+                              || CASE attidentity WHEN '' THEN '' ELSE ' identity' END || CASE attgenerated WHEN '' THEN '' ELSE ' generated' END,
+                              ', ' ORDER BY attnum)
+                         FROM pg_attribute WHERE attrelid = c.oid AND attnum > 0 AND NOT attisdropped), '')
+                   || E'\\t' || coalesce((
+                       SELECT string_agg(a.attname, ', ' ORDER BY array_position(i.indkey::int2[], a.attnum))
+                         FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid
+                          AND a.attnum = ANY ((i.indkey::int2[])[0:i.indnkeyatts - 1])
+                        WHERE i.indrelid = c.oid AND i.indisprimary), '') || E'\\t.'
+              FROM pg_class c WHERE c.oid = ANY ('{\(relations.map { String($0.oid) }.joined(separator: ","))}'::oid[])
+            """).split(separator: "\n", omittingEmptySubsequences: false)
+        var psql: [String: (columns: String, key: String)] = [:]
+        for line in lines {
+            let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            // (A last field of its own: psql's output is trimmed, and a table without columns
+            // or key ends its line in tabs.)
+            if parts.count == 4 { psql[parts[0]] = (parts[1], parts[2]) }
+        }
+        #expect(psql.count == relations.count)
         for relation in relations {
             let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), \(relation.name)"
             let description = try #require(described[relation.oid], "\(context)")
-            let columns = try place.psql("""
-                SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod) || CASE WHEN attnotnull THEN ' not null' ELSE '' END
-                       || CASE attidentity WHEN '' THEN '' ELSE ' identity' END || CASE attgenerated WHEN '' THEN '' ELSE ' generated' END, ', ' ORDER BY attnum)
-                  FROM pg_attribute WHERE attrelid = '\(relation.name)'::regclass AND attnum > 0 AND NOT attisdropped
-                """)
+            let theirs = try #require(psql[relation.name], "\(context)")
             let ours = description.columns.map { column in
                 column.name + " " + column.typeName + (column.isNotNull ? " not null" : "") + (column.identity == .none ? "" : " identity") + (column.isGenerated ? " generated" : "")
             }.joined(separator: ", ")
-            #expect(ours == columns, "\(context)")
-            let key = try place.psql("""
-                SELECT string_agg(a.attname, ', ' ORDER BY array_position(i.indkey::int2[], a.attnum))
-                  FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid
-                   AND a.attnum = ANY ((i.indkey::int2[])[0:i.indnkeyatts - 1])
-                 WHERE i.indrelid = '\(relation.name)'::regclass AND i.indisprimary
-                """)
-            #expect(description.primaryKey.joined(separator: ", ") == key, "\(context)")
+            #expect(ours == theirs.columns, "\(context)")
+            #expect(description.primaryKey.joined(separator: ", ") == theirs.key, "\(context)")
             #expect(try catalog.describe(relation).columns.map(\.name) == description.columns.map(\.name), "one alone as all together: \(context)")
         }
     }
