@@ -27,6 +27,35 @@ struct PostgresHistoryAppTests {
         try harness.press(KeyEvent(.escape))
     }
 
+    /// A session of its own holding the journal's entries locked whole until it ends (or,
+    /// should something wait for it after all, until the server lets go of it in 8 s: a test
+    /// then fails, it does not hang).
+    static func lockJournal(_ place: PostgresAppPlace) throws -> PostgresSession {
+        let location = try PostgresLocation.resolve(place.server.url(database: place.database), environment: [:],
+                                                    homeFolder: TemporaryDirectory().path, loginName: "x").location
+        let locker = try PostgresSession.open(location)
+        try locker.run("SET idle_in_transaction_session_timeout = '8s'")
+        try locker.run("BEGIN")
+        try locker.run("LOCK TABLE cardfile.history_entry IN ACCESS EXCLUSIVE MODE")
+        return locker
+    }
+
+    /// A form save of the first card, psql's change of its name after, and Alt-U: the
+    /// conflict dialog the undo meets.
+    static func undoMeetingPsqlsChange(_ place: PostgresAppPlace) throws -> ConflictDialog? {
+        let harness = place.harness
+        try appendToName(harness, " L.")
+        _ = try place.psql("UPDATE cards SET name = 'Ada Lovelace' WHERE id = 1")
+        #expect(try harness.waitFor { $0.contains("Ada Lovelace") }, "the list shows psql's change: \(harness.screen)")
+        try harness.press(.alt("u"))
+        try settle(harness)
+        guard case .conflict(let dialog)? = harness.app.overlay else {
+            Issue.record("no conflict dialog: \(harness.screen)")
+            return nil
+        }
+        return dialog
+    }
+
     static func settle(_ harness: AppHarness) throws {
         #expect(try harness.waitFor { _ in !harness.app.isRunningABulkEdit })
     }
@@ -55,15 +84,7 @@ struct PostgresHistoryAppTests {
     @Test func aRecordPsqlChangedSinceOpensItsFormAndTheConflictDialog() throws {
         let place = try Self.place()
         let harness = place.harness
-        try Self.appendToName(harness, " L.")
-        _ = try place.psql("UPDATE cards SET name = 'Ada Lovelace' WHERE id = 1")
-        #expect(try harness.waitFor { $0.contains("Ada Lovelace") }, "the list shows psql's change: \(harness.screen)")
-        try harness.press(.alt("u"))
-        try Self.settle(harness)
-        guard case .conflict(let dialog)? = harness.app.overlay else {
-            Issue.record("no conflict dialog: \(harness.screen)")
-            return
-        }
+        guard let dialog = try Self.undoMeetingPsqlsChange(place) else { return }
         let field = try #require(dialog.conflict.fields.first { $0.name == "name" })
         #expect(field.original == .text("Ada L.") && field.mine == .text("Ada") && field.theirs == .text("Ada Lovelace"))
         #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada Lovelace", "nothing is overwritten before the choice")
@@ -77,19 +98,9 @@ struct PostgresHistoryAppTests {
     @Test func takingTheirsWhileTheJournalIsLockedDoesNotHoldTheScreen() throws {
         let place = try Self.place()
         let harness = place.harness
-        try Self.appendToName(harness, " L.")
-        _ = try place.psql("UPDATE cards SET name = 'Ada Lovelace' WHERE id = 1")
-        #expect(try harness.waitFor { $0.contains("Ada Lovelace") }, "\(harness.screen)")
-        try harness.press(.alt("u"))
-        try Self.settle(harness)
-        guard case .conflict? = harness.app.overlay else {
-            Issue.record("no conflict dialog: \(harness.screen)")
-            return
-        }
-        let locker = try PostgresSession.open(try PostgresLocation.resolve(place.server.url(database: place.database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location)
+        guard try Self.undoMeetingPsqlsChange(place) != nil else { return }
+        let locker = try Self.lockJournal(place)
         defer { locker.close() }
-        try locker.run("BEGIN")
-        try locker.run("LOCK TABLE cardfile.history_entry IN ACCESS EXCLUSIVE MODE")
         let started = Date()
         try harness.press(.char("t"))
         let waited = Date().timeIntervalSince(started)
@@ -98,7 +109,7 @@ struct PostgresHistoryAppTests {
         #expect(harness.messageLine.contains("Took their version"), "\(harness.messageLine)")
         // The mark waited in vain: said, for the next Alt-U offers the same undo again.
         #expect(harness.app.notice?.text.contains("could not record the undo as done") == true, "\(harness.app.notice?.text ?? "")")
-        try locker.run("ROLLBACK")
+        try? locker.run("ROLLBACK")
         #expect(try place.psql("SELECT name FROM cards WHERE id = 1") == "Ada Lovelace")
     }
 
@@ -109,13 +120,8 @@ struct PostgresHistoryAppTests {
         let place = try Self.place()
         let harness = place.harness
         try Self.appendToName(harness, " L.")
-        let locker = try PostgresSession.open(try PostgresLocation.resolve(place.server.url(database: place.database), environment: [:], homeFolder: TemporaryDirectory().path, loginName: "x").location)
+        let locker = try Self.lockJournal(place)
         defer { locker.close() }
-        // (Should the screen wait for the lock after all, the server lets it go in 8 s: the
-        // test fails, it does not hang.)
-        try locker.run("SET idle_in_transaction_session_timeout = '8s'")
-        try locker.run("BEGIN")
-        try locker.run("LOCK TABLE cardfile.history_entry IN ACCESS EXCLUSIVE MODE")
         for keys in [["alt-u"], [":", "history"]] {
             let started = Date()
             if keys[0] == "alt-u" { try harness.press(.alt("u")) } else { try harness.command("history") }
