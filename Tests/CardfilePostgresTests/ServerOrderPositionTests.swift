@@ -8,6 +8,22 @@ import Testing
 /// position a jump to it shows is the server's row number, once the positions are built.
 @Suite("Positions in the server's own order", .timeLimit(.minutes(5)))
 struct ServerOrderPositionTests {
+    /// Selects `rounds` random rows (ids 1…`rows`) of `live`, a list of `table` sorted by
+    /// `order` then id, and checks each one's place against psql's count of the rows before
+    /// it in that order.
+    static func selectRandomRows(_ live: LiveQuery, _ place: DatabasePlace, table: String, rows: Int, order: String, rounds: Int,
+                                 random: inout SeededRandom, context: String) throws {
+        for round in 0..<rounds {
+            let id = Int64(1 + random.next(below: rows))
+            let context = "\(context), round \(round), id \(id)"
+            try live.select(ObjectID(table: table, primaryKey: [.integer(id)]))
+            try live.waitForBackgroundWork()
+            let line = try #require(live.window.selectedLine, "\(context)")
+            let expected = try place.psql("SELECT count(*) FROM \(table) WHERE (\(order), id) < (SELECT \(order), id FROM \(table) WHERE id = \(id))")
+            #expect(String(live.window.firstRow + line) == expected, "\(context)")
+        }
+    }
+
     @Test func aJumpToARowShowsItsPositionInTheServersOrder() throws {
         let seed = Fuzz.seed()
         var random = SeededRandom(seed: seed)
@@ -20,15 +36,8 @@ struct ServerOrderPositionTests {
             """)
         let live = try LiveQuery(context: place.container.viewContext, spec: LiveQuerySpec(table: "t", sort: [ColumnSort("mood")]), height: 10)
         try live.waitForBackgroundWork()
-        for round in 0..<Fuzz.scaled(12) {
-            let id = Int64(1 + random.next(below: 3000))
-            let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), round \(round), id \(id)"
-            try live.select(ObjectID(table: "t", primaryKey: [.integer(id)]))
-            try live.waitForBackgroundWork()
-            let line = try #require(live.window.selectedLine, "\(context)")
-            let expected = try place.psql("SELECT count(*) FROM t WHERE (mood, id) < (SELECT mood, id FROM t WHERE id = \(id))")
-            #expect(String(live.window.firstRow + line) == expected, "\(context)")
-        }
+        try Self.selectRandomRows(live, place, table: "t", rows: 3000, order: "mood", rounds: Fuzz.scaled(12), random: &random,
+                                  context: "seed \(seed) (CARDFILE_SEED=\(seed) replays it)")
     }
 
     /// A `json` column and a composite type holding one have no ordering of their own (and
@@ -49,15 +58,8 @@ struct ServerOrderPositionTests {
         for column in ["c", "j"] {
             let live = try LiveQuery(context: place.container.viewContext, spec: LiveQuerySpec(table: "m", sort: [ColumnSort(column)]), height: 10)
             try live.waitForBackgroundWork()
-            for round in 0..<Fuzz.scaled(4) {
-                let id = Int64(1 + random.next(below: 2000))
-                let context = "seed \(seed) (CARDFILE_SEED=\(seed) replays it), \(column), round \(round), id \(id)"
-                try live.select(ObjectID(table: "m", primaryKey: [.integer(id)]))
-                try live.waitForBackgroundWork()
-                let line = try #require(live.window.selectedLine, "\(context)")
-                let expected = try place.psql("SELECT count(*) FROM m WHERE (\(column)::text, id) < (SELECT \(column)::text, id FROM m WHERE id = \(id))")
-                #expect(String(live.window.firstRow + line) == expected, "\(context)")
-            }
+            try Self.selectRandomRows(live, place, table: "m", rows: 2000, order: "\(column)::text", rounds: Fuzz.scaled(4), random: &random,
+                                      context: "seed \(seed) (CARDFILE_SEED=\(seed) replays it), \(column)")
         }
     }
 }
