@@ -221,6 +221,29 @@ struct PostgresPowerFeaturesTests {
         try harness.press(KeyEvent(.escape))
         #expect(try harness.waitFor { $0.contains("Grace Hopper") }, "the result follows: \(harness.screen)")
     }
+    /// A numeric field saved from the form: the server writes `8` as `8.00`, and the form
+    /// says "Saved." and shows it, never that its fields were updated from elsewhere (its
+    /// untouched `7` read as the integer 7 and compared unequal to the decimal stored).
+    @Test func aNumericFieldSavedFromTheFormIsNoChangeFromElsewhere() throws {
+        for setUp in [false, true] {
+            let place = try PostgresAppPlace("""
+                CREATE TABLE nm (id int PRIMARY KEY, v numeric, w numeric(8,2));
+                INSERT INTO nm VALUES (1, 7, 1.50);
+                """, table: "nm", setUp: setUp)
+            let harness = place.harness
+            try harness.press(KeyEvent(.enter))
+            try harness.press(KeyEvent(.down))
+            try harness.press(.control("u"))
+            try harness.type("8")
+            try harness.press(.control("s"))
+            #expect(try harness.waitFor { $0.contains("Saved") }, "\(setUp): \(harness.screen)")
+            try harness.advance(.seconds(2))
+            #expect(!harness.messageLine.contains("elsewhere"), "\(setUp): \(harness.messageLine)")
+            #expect(try place.psql("SELECT v || ' ' || w FROM nm") == "7 8.00", "\(setUp)")
+            #expect(harness.screen.contains("8.00"), "\(setUp): the form shows what is stored: \(harness.screen)")
+        }
+    }
+
 }
 
 extension PostgresAppPlace {

@@ -37,6 +37,10 @@ enum ValueText {
     static func value(from text: String, affinity: Affinity, original: Value) -> Value {
         switch affinity {
         case .integer, .real, .numeric:
+            // A field of exact decimals (PostgreSQL's numeric) keeps them so: the `7` it read
+            // is that decimal still, not the integer 7 (which compares unequal, and made the
+            // form say its own save's fields were updated from elsewhere).
+            if case .decimal = original, let exact = Affinity.exactDecimal(text) { return exact }
             return affinity.coerce(text) ?? .text(text)
         case .text:
             return .text(text)

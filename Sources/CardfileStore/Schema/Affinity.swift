@@ -138,6 +138,12 @@ public enum Affinity: String, Hashable, Sendable {
         return .real(double)
     }
 
+    /// `text` as an exact decimal (``Value/decimal(_:)``), as an exact numeric column of an
+    /// engine keeps it (PostgreSQL's `numeric`); nil when it is no number.
+    public static func exactDecimal(_ text: String) -> Value? {
+        DecimalText(Substring(text)) == nil ? nil : .decimal(text)
+    }
+
     /// `-12.5`: an optional minus, digits and one point, at most 15 digits in all.
     private static func isShortPlainDecimal(_ text: String) -> Bool {
         var digits = 0
